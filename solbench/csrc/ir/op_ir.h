@@ -1,0 +1,130 @@
+// The op IR: what a LOGOS op computes, as row-parallel tensor expressions.
+//
+// Every op solgen accepts has the same skeleton: a set of ROW axes (all but
+// the last axis of the row-shaped tensors) over which rows are independent,
+// and a COLUMN axis inside a row. The IR states, for each output, one
+// expression that computes an element of it:
+//   - a Rows output's expression is evaluated at every column c of the row;
+//   - a PerRow output's expression once per row.
+// Expressions read inputs at the current row (Load), scalars, axis sizes,
+// and row reductions (Reduce: sum/max/min over the columns of an element
+// expression, which may itself contain earlier Reduces: softmax's sum of
+// exp(x - max)). Nodes are immutable and shared, so a reduction used twice
+// is one node.
+#pragma once
+
+#include "frontend/source.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace solbench::ir {
+
+// Element types, spelt as the benchmark spells them by benchmark_name().
+enum class DType { Float32, Float16, BFloat16, Float64, Int32, Int64, Bool };
+const char* benchmark_name(DType t); // "float32", "bfloat16", ...
+std::optional<DType> dtype_from_benchmark(std::string_view name);
+bool is_floating(DType t);
+// Rounds a double to the nearest value of t (nearest-even for floats).
+double round_to(DType t, double v);
+
+struct Axis {
+    std::string name;
+    std::optional<int64_t> value; // set when the axis is a compile-time constant
+};
+
+// One dimension of a tensor: `scale * axes[axis]` (scale 2 for a packed
+// gate/up axis that holds two halves).
+struct Dim {
+    int axis = 0;
+    int64_t scale = 1;
+    friend bool operator==(const Dim&, const Dim&) = default;
+};
+
+enum class Role {
+    Rows,   // shape [row axes..., column dim]: one row per row index
+    Column, // shape [column dim]: a vector broadcast over every row (a weight)
+    PerRow, // shape [row axes...]: one value per row (a reduction's output)
+    Scalar, // no shape: a Python scalar argument
+};
+
+struct Tensor {
+    std::string name;
+    DType dtype = DType::Float32;
+    Role role = Role::Rows;
+    std::vector<Dim> shape; // empty for Scalar
+    SourcePos pos;          // the parameter in the source
+    bool flat = false;      // declared as a flat Seq with a row-major contract
+    int rank() const { return static_cast<int>(shape.size()); }
+};
+
+enum class ReduceKind { Sum, Max, Min };
+const char* to_string(ReduceKind k); // "sum", "max", "min"
+
+enum class Op {
+    Const,    // value
+    Scalar,   // inputs[index], a Scalar
+    AxisSize, // axes[index], as a real number
+    Load,     // inputs[index] at the current row and column (+ col_offset)
+    Reduce,   // reduce_kind over columns [0, extent) of args[0]
+    Add, Sub, Mul, Div, Mod, Neg,
+    Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not, // 1.0 / 0.0 valued
+    Select,   // args[0] != 0 ? args[1] : args[2]
+    Sqrt, Exp, Log, Tanh, Abs, Erf, Sigmoid, Max, Min, Pow,
+    Cast,     // args[0] rounded to dtype
+};
+const char* to_string(Op op);
+int arity(Op op); // number of args; 0 for leaves
+
+struct Node;
+using Expr = std::shared_ptr<const Node>;
+
+struct Node {
+    Op op = Op::Const;
+    std::vector<Expr> args;
+    double value = 0;               // Const
+    int index = -1;                 // Scalar, Load: input index; AxisSize: axis index
+    std::optional<Dim> col_offset;  // Load: column + scale * axes[axis]
+    ReduceKind reduce_kind = ReduceKind::Sum; // Reduce
+    Dim extent;                     // Reduce: the columns it runs over
+    DType dtype = DType::Float32;   // Cast
+};
+
+// Builders (the only way nodes are made, so every node is well formed).
+Expr constant(double v);
+Expr scalar(int input);
+Expr axis_size(int axis);
+Expr load(int input, std::optional<Dim> col_offset = std::nullopt);
+Expr reduce(ReduceKind kind, Expr element, Dim extent);
+Expr unary(Op op, Expr a);
+Expr binary(Op op, Expr a, Expr b);
+Expr select(Expr c, Expr a, Expr b);
+Expr cast(DType t, Expr a);
+
+struct OpIR {
+    std::string name;        // the op's function name
+    std::string file;        // the .lg path, for messages
+    SourcePos pos;           // the op's `## To` header
+    std::string description; // the `## Note` text, if any
+
+    std::vector<Axis> axes;
+    std::vector<int> row_axes; // indices into axes, outermost first
+    int column_axis = -1;      // index into axes: the axis outputs' columns run over
+
+    std::vector<Tensor> inputs;  // in the op's parameter order
+    std::vector<Tensor> outputs; // in the op's output order
+    std::vector<Expr> values;    // values[i] computes outputs[i]
+};
+
+// Reduce nodes reachable from the outputs, each after the ones it depends on.
+std::vector<Expr> reductions_in_order(const OpIR& op);
+
+// A readable, deterministic text form (for `solgen explain` and tests).
+std::string print(const OpIR& op);
+std::string print(const OpIR& op, const Expr& e);
+
+} // namespace solbench::ir
