@@ -1,12 +1,171 @@
+// solgen's command line. `solgen OP.lg --out DIR` generates a bundle; the
+// subcommands explain, run, check and bench come first on the command line.
 #include "cli/cli.h"
 
+#include "cli/explain.h"
+#include "driver/compile.h"
+#include "frontend/interpreter.h"
+#include "package/generate.h"
+#include "version.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <unistd.h>
 
 namespace solbench::cli {
 
-int run(int, char**) {
-    std::cerr << "solgen: not built yet\n";
-    return 1;
+namespace {
+
+constexpr int kOk = 0, kUsage = 1, kRefused = 2;
+
+std::optional<std::string> read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Reads and compiles; on an I/O error prints it and returns nullopt.
+std::optional<Compiled> load(const std::string& path, const std::string& op_name) {
+    auto text = read_text(path);
+    if (!text) {
+        std::cerr << path << ": error: cannot read the file\n";
+        return std::nullopt;
+    }
+    return compile_text(path, std::move(*text), op_name);
+}
+
+// Prints why an op was not recognized; returns the exit code (2).
+int report_failure(const Compiled& c) {
+    if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
+        for (const Diagnostic& d : errs->errors) std::cerr << render(*c.source, d);
+        std::cerr << errs->errors.size() << (errs->errors.size() == 1 ? " error" : " errors")
+                  << " in " << c.source->path() << "\n";
+    } else if (const auto* r = std::get_if<Refusal>(&c.result)) {
+        std::cerr << render(*c.source, Diagnostic{r->pos, "refused (" + std::string(to_string(r->rule)) +
+                                                              "): " + r->message});
+        std::cerr << "note: " << describe(r->rule)
+                  << " is outside solgen's op families; no code was emitted\n";
+    }
+    return kRefused;
+}
+
+int cmd_explain(int argc, char** argv) {
+    CLI::App app{"Print the recognized structure of an op", "solgen explain"};
+    std::string path, op_name;
+    bool json = false;
+    app.add_option("op", path, "the .lg file")->required();
+    app.add_option("--op", op_name, "the `## To` block to explain (default: the last)");
+    app.add_flag("--json", json, "print exactly one JSON object");
+    CLI11_PARSE(app, argc, argv);
+    auto c = load(path, op_name);
+    if (!c) return kUsage;
+    if (json) {
+        std::cout << explain_json(*c).dump() << "\n";
+        return std::holds_alternative<OpDescription>(c->result) ? kOk : kRefused;
+    }
+    if (const auto* d = std::get_if<OpDescription>(&c->result)) {
+        std::cout << explain_text(*d);
+        return kOk;
+    }
+    return report_failure(*c);
+}
+
+int cmd_run(int argc, char** argv) {
+    CLI::App app{"Run an op with the LOGOS interpreter (the semantic oracle)", "solgen run"};
+    std::string path, inputs_path, op_name;
+    app.add_option("op", path, "the .lg file")->required();
+    app.add_option("--inputs", inputs_path, "a JSON object of inputs by parameter name")->required();
+    app.add_option("--op", op_name, "the `## To` block to run (default: the last)");
+    CLI11_PARSE(app, argc, argv);
+    auto c = load(path, op_name);
+    if (!c) return kUsage;
+    if (std::holds_alternative<SourceErrors>(c->result)) return report_failure(*c);
+    auto inputs_text = read_text(inputs_path);
+    if (!inputs_text) {
+        std::cerr << inputs_path << ": error: cannot read the file\n";
+        return kUsage;
+    }
+    nlohmann::json inputs = nlohmann::json::parse(*inputs_text, nullptr, false);
+    if (inputs.is_discarded() || !inputs.is_object()) {
+        std::cerr << inputs_path << ": error: expected a JSON object of inputs\n";
+        return kUsage;
+    }
+    try {
+        std::cout << interpret(c->program, *c->op, inputs).dump() << "\n";
+        return kOk;
+    } catch (const RuntimeError& e) {
+        std::cerr << render(*c->source, Diagnostic{e.pos, e.what()});
+        return kRefused;
+    }
+}
+
+// check and bench live in the Python package (they need torch).
+int cmd_python(const std::string& sub, int argc, char** argv) {
+    std::vector<std::string> args = {"python3", "-m", "solbench", sub};
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    execvp("python3", cargs.data());
+    std::cerr << "solgen " << sub << ": cannot start python3 (pip install . installs solbench)\n";
+    return kUsage;
+}
+
+int cmd_generate(int argc, char** argv) {
+    CLI::App app{"solgen: turn a LOGOS tensor op into a SOL-ExecBench submission\n\n"
+                 "  solgen OP.lg --out DIR [--definition definition.json]\n"
+                 "  solgen explain [--json] OP.lg\n"
+                 "  solgen run OP.lg --inputs inputs.json\n"
+                 "  solgen check BUNDLE [--device cpu|cuda|auto]\n"
+                 "  solgen bench BUNDLE\n",
+                 "solgen"};
+    std::string path, op_name;
+    GenerateOptions opts;
+    std::string definition;
+    bool return_style = false;
+    std::string name;
+    app.set_version_flag("--version", std::string("solgen ") + kVersion);
+    app.add_option("op", path, "the .lg file")->required();
+    app.add_option("--out,-o", opts.out_dir, "the bundle directory to write")->required();
+    app.add_option("--definition", definition, "bind to this benchmark definition.json");
+    app.add_option("--target", opts.targets, "B200 (default) and/or LOCAL")
+        ->check(CLI::IsMember({"B200", "LOCAL"}))
+        ->take_all();
+    app.add_option("--arch", opts.arch, "pin one architecture, e.g. sm_90")
+        ->check([](const std::string& a) {
+            return a.rfind("sm_", 0) == 0 && a.size() >= 5 ? "" : "expected sm_XX";
+        });
+    app.add_option("--author", opts.author, "solution author");
+    app.add_option("--name", name, "solution name (default: <op>_solgen)");
+    app.add_option("--op", op_name, "the `## To` block to generate (default: the last)");
+    app.add_flag("--return-style", return_style, "run() returns its outputs");
+    app.add_flag("--force", opts.force, "replace an existing non-empty bundle directory");
+    CLI11_PARSE(app, argc, argv);
+    if (!definition.empty()) opts.definition_path = definition;
+    if (!name.empty()) opts.name = name;
+    opts.destination_passing = !return_style;
+    opts.source_file_name = path.substr(path.find_last_of('/') + 1);
+    auto c = load(path, op_name);
+    if (!c) return kUsage;
+    const auto* d = std::get_if<OpDescription>(&c->result);
+    if (!d) return report_failure(*c);
+    return generate(*d, opts, std::cout, std::cerr);
+}
+
+} // namespace
+
+int run(int argc, char** argv) {
+    std::string first = argc > 1 ? argv[1] : "";
+    if (first == "explain") return cmd_explain(argc - 1, argv + 1);
+    if (first == "run") return cmd_run(argc - 1, argv + 1);
+    if (first == "check" || first == "bench") return cmd_python(first, argc - 1, argv + 1);
+    return cmd_generate(argc, argv);
 }
 
 } // namespace solbench::cli

@@ -89,6 +89,9 @@ struct Node {
     double value = 0;               // Const
     int index = -1;                 // Scalar, Load: input index; AxisSize: axis index
     std::optional<Dim> col_offset;  // Load: column + scale * axes[axis]
+    // Load at a fixed column instead of the current one. Only the raiser makes
+    // these (a max's initial `item 1 of row`); recognized ops never contain one.
+    std::optional<int64_t> fixed_column;
     ReduceKind reduce_kind = ReduceKind::Sum; // Reduce
     Dim extent;                     // Reduce: the columns it runs over
     DType dtype = DType::Float32;   // Cast
@@ -99,6 +102,7 @@ Expr constant(double v);
 Expr scalar(int input);
 Expr axis_size(int axis);
 Expr load(int input, std::optional<Dim> col_offset = std::nullopt);
+Expr load_fixed(int input, int64_t column);
 Expr reduce(ReduceKind kind, Expr element, Dim extent);
 Expr unary(Op op, Expr a);
 Expr binary(Op op, Expr a, Expr b);
@@ -118,6 +122,7 @@ struct OpIR {
     std::vector<Tensor> inputs;  // in the op's parameter order
     std::vector<Tensor> outputs; // in the op's output order
     std::vector<Expr> values;    // values[i] computes outputs[i]
+    std::vector<SourcePos> value_pos; // the statement that writes outputs[i]
 };
 
 // Reduce nodes reachable from the outputs, each after the ones it depends on.

@@ -1,0 +1,75 @@
+#include "cli/explain.h"
+
+namespace solbench::cli {
+
+namespace {
+
+nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
+    nlohmann::json j;
+    j["name"] = t.name;
+    j["dtype"] = ir::benchmark_name(t.dtype);
+    if (t.role == ir::Role::Scalar) {
+        j["rank"] = nullptr;
+        j["shape"] = nullptr;
+        return j;
+    }
+    j["rank"] = t.rank();
+    nlohmann::json shape = nlohmann::json::array();
+    for (const ir::Dim& d : t.shape) {
+        const std::string& axis = op.axes[static_cast<size_t>(d.axis)].name;
+        shape.push_back(d.scale == 1 ? axis : std::to_string(d.scale) + "*" + axis);
+    }
+    j["shape"] = shape;
+    return j;
+}
+
+} // namespace
+
+std::string explain_text(const OpDescription& d) {
+    std::string out = d.ir.name + ": " + to_string(d.family);
+    if (d.packed_halves) out += " (gate and up are the two halves of one input)";
+    out += "\n" + ir::print(d.ir);
+    return out;
+}
+
+nlohmann::json explain_json(const Compiled& c) {
+    nlohmann::json j;
+    if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
+        j["errors"] = nlohmann::json::array();
+        for (const Diagnostic& d : errs->errors)
+            j["errors"].push_back({{"line", d.pos.line}, {"col", d.pos.col}, {"message", d.message}});
+        return j;
+    }
+    if (const auto* r = std::get_if<Refusal>(&c.result)) {
+        j["refused"] = {{"line", r->pos.line},
+                        {"col", r->pos.col},
+                        {"rule", to_string(r->rule)},
+                        {"message", r->message}};
+        return j;
+    }
+    const OpDescription& d = std::get<OpDescription>(c.result);
+    const ir::OpIR& op = d.ir;
+    j["op"] = op.name;
+    j["family"] = to_string(d.family);
+    j["inputs"] = nlohmann::json::array();
+    for (const ir::Tensor& t : op.inputs) j["inputs"].push_back(tensor_json(op, t));
+    j["outputs"] = nlohmann::json::array();
+    for (const ir::Tensor& t : op.outputs) j["outputs"].push_back(tensor_json(op, t));
+    j["axes"] = nlohmann::json::array();
+    for (const ir::Axis& a : op.axes)
+        j["axes"].push_back({{"name", a.name},
+                             {"const", a.value ? nlohmann::json(*a.value) : nlohmann::json(nullptr)}});
+    j["row_axes"] = nlohmann::json::array();
+    for (int a : op.row_axes) j["row_axes"].push_back(op.axes[static_cast<size_t>(a)].name);
+    j["column_axis"] = op.column_axis >= 0 ? nlohmann::json(op.axes[static_cast<size_t>(op.column_axis)].name)
+                                           : nlohmann::json(nullptr);
+    j["reductions"] = nlohmann::json::array();
+    for (const ir::Expr& r : d.reductions)
+        j["reductions"].push_back({{"kind", ir::to_string(r->reduce_kind)},
+                                   {"element", ir::print(op, r->args[0])}});
+    j["packed_halves"] = d.packed_halves;
+    j["ir"] = ir::print(op);
+    return j;
+}
+
+} // namespace solbench::cli

@@ -1,0 +1,290 @@
+// Op IR builders, dependency order of reductions, and the printed form.
+#include "ir/op_ir.h"
+
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace solbench::ir {
+
+const char* to_string(ReduceKind k) {
+    switch (k) {
+    case ReduceKind::Sum: return "sum";
+    case ReduceKind::Max: return "max";
+    case ReduceKind::Min: return "min";
+    }
+    return "sum";
+}
+
+const char* to_string(Op op) {
+    switch (op) {
+    case Op::Const: return "const";
+    case Op::Scalar: return "scalar";
+    case Op::AxisSize: return "axis";
+    case Op::Load: return "load";
+    case Op::Reduce: return "reduce";
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::Mod: return "%";
+    case Op::Neg: return "neg";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    case Op::And: return "and";
+    case Op::Or: return "or";
+    case Op::Not: return "not";
+    case Op::Select: return "select";
+    case Op::Sqrt: return "sqrt";
+    case Op::Exp: return "exp";
+    case Op::Log: return "log";
+    case Op::Tanh: return "tanh";
+    case Op::Abs: return "abs";
+    case Op::Erf: return "erf";
+    case Op::Sigmoid: return "sigmoid";
+    case Op::Max: return "max";
+    case Op::Min: return "min";
+    case Op::Pow: return "pow";
+    case Op::Cast: return "cast";
+    }
+    return "?";
+}
+
+int arity(Op op) {
+    switch (op) {
+    case Op::Const:
+    case Op::Scalar:
+    case Op::AxisSize:
+    case Op::Load: return 0;
+    case Op::Reduce:
+    case Op::Neg:
+    case Op::Not:
+    case Op::Sqrt:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Tanh:
+    case Op::Abs:
+    case Op::Erf:
+    case Op::Sigmoid:
+    case Op::Cast: return 1;
+    case Op::Select: return 3;
+    default: return 2;
+    }
+}
+
+namespace {
+Expr make(Node n) { return std::make_shared<const Node>(std::move(n)); }
+} // namespace
+
+Expr constant(double v) {
+    Node n;
+    n.op = Op::Const;
+    n.value = v;
+    return make(std::move(n));
+}
+
+Expr scalar(int input) {
+    Node n;
+    n.op = Op::Scalar;
+    n.index = input;
+    return make(std::move(n));
+}
+
+Expr axis_size(int axis) {
+    Node n;
+    n.op = Op::AxisSize;
+    n.index = axis;
+    return make(std::move(n));
+}
+
+Expr load(int input, std::optional<Dim> col_offset) {
+    Node n;
+    n.op = Op::Load;
+    n.index = input;
+    n.col_offset = col_offset;
+    return make(std::move(n));
+}
+
+Expr load_fixed(int input, int64_t column) {
+    Node n;
+    n.op = Op::Load;
+    n.index = input;
+    n.fixed_column = column;
+    return make(std::move(n));
+}
+
+Expr reduce(ReduceKind kind, Expr element, Dim extent) {
+    Node n;
+    n.op = Op::Reduce;
+    n.reduce_kind = kind;
+    n.extent = extent;
+    n.args = {std::move(element)};
+    return make(std::move(n));
+}
+
+Expr unary(Op op, Expr a) {
+    Node n;
+    n.op = op;
+    n.args = {std::move(a)};
+    return make(std::move(n));
+}
+
+Expr binary(Op op, Expr a, Expr b) {
+    Node n;
+    n.op = op;
+    n.args = {std::move(a), std::move(b)};
+    return make(std::move(n));
+}
+
+Expr select(Expr c, Expr a, Expr b) {
+    Node n;
+    n.op = Op::Select;
+    n.args = {std::move(c), std::move(a), std::move(b)};
+    return make(std::move(n));
+}
+
+Expr cast(DType t, Expr a) {
+    Node n;
+    n.op = Op::Cast;
+    n.dtype = t;
+    n.args = {std::move(a)};
+    return make(std::move(n));
+}
+
+std::vector<Expr> reductions_in_order(const OpIR& op) {
+    std::vector<Expr> order;
+    std::set<const Node*> seen;
+    // Post-order: a Reduce is listed after every Reduce inside its element.
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+        if (!seen.insert(e.get()).second) return;
+        for (const Expr& a : e->args) visit(a);
+        if (e->op == Op::Reduce) order.push_back(e);
+    };
+    for (const Expr& v : op.values) visit(v);
+    return order;
+}
+
+namespace {
+
+std::string format_number(double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    std::string t = s.str();
+    // Shortest form that reads back to the same double.
+    for (int p = 1; p <= 17; ++p) {
+        std::ostringstream q;
+        q.precision(p);
+        q << v;
+        if (std::stod(q.str()) == v) return q.str();
+    }
+    return t;
+}
+
+std::string dim_text(const OpIR& op, const Dim& d) {
+    std::string name = d.axis >= 0 && d.axis < static_cast<int>(op.axes.size())
+                           ? op.axes[static_cast<size_t>(d.axis)].name
+                           : "?";
+    return d.scale == 1 ? name : std::to_string(d.scale) + "*" + name;
+}
+
+struct Printer {
+    const OpIR& op;
+    const std::map<const Node*, std::string>& reduce_names;
+
+    std::string operator()(const Expr& e) const {
+        const Node& n = *e;
+        switch (n.op) {
+        case Op::Const: return format_number(n.value);
+        case Op::Scalar: return op.inputs[static_cast<size_t>(n.index)].name;
+        case Op::AxisSize: return op.axes[static_cast<size_t>(n.index)].name;
+        case Op::Load: {
+            const Tensor& t = op.inputs[static_cast<size_t>(n.index)];
+            std::string col = n.fixed_column ? std::to_string(*n.fixed_column) : "c";
+            if (n.col_offset) col += " + " + dim_text(op, *n.col_offset);
+            return t.name + (t.role == Role::Column ? "[" + col + "]" : "[r, " + col + "]");
+        }
+        case Op::Reduce: {
+            auto it = reduce_names.find(&n);
+            if (it != reduce_names.end()) return it->second;
+            return std::string(to_string(n.reduce_kind)) + "_c(" + (*this)(n.args[0]) + ")";
+        }
+        case Op::Cast:
+            return std::string("(") + (*this)(n.args[0]) + " as " + benchmark_name(n.dtype) + ")";
+        case Op::Neg: return "-" + (*this)(n.args[0]);
+        case Op::Not: return "not " + (*this)(n.args[0]);
+        case Op::Select:
+            return "select(" + (*this)(n.args[0]) + ", " + (*this)(n.args[1]) + ", " +
+                   (*this)(n.args[2]) + ")";
+        default: break;
+        }
+        if (arity(n.op) == 1) return std::string(to_string(n.op)) + "(" + (*this)(n.args[0]) + ")";
+        bool infix = n.op == Op::Add || n.op == Op::Sub || n.op == Op::Mul || n.op == Op::Div ||
+                     n.op == Op::Mod || (n.op >= Op::Lt && n.op <= Op::Or);
+        if (infix)
+            return "(" + (*this)(n.args[0]) + " " + to_string(n.op) + " " + (*this)(n.args[1]) +
+                   ")";
+        return std::string(to_string(n.op)) + "(" + (*this)(n.args[0]) + ", " +
+               (*this)(n.args[1]) + ")";
+    }
+};
+
+std::map<const Node*, std::string> name_reductions(const OpIR& op) {
+    std::map<const Node*, std::string> names;
+    int i = 0;
+    for (const Expr& r : reductions_in_order(op)) names[r.get()] = "red" + std::to_string(i++);
+    return names;
+}
+
+std::string shape_text(const OpIR& op, const Tensor& t) {
+    if (t.role == Role::Scalar) return "scalar";
+    std::string s = "[";
+    for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + dim_text(op, t.shape[i]);
+    return s + "]";
+}
+
+} // namespace
+
+std::string print(const OpIR& op, const Expr& e) {
+    static const std::map<const Node*, std::string> none;
+    return Printer{op, none}(e);
+}
+
+std::string print(const OpIR& op) {
+    std::ostringstream out;
+    out << "op " << op.name << "\n";
+    out << "  axes:";
+    for (size_t i = 0; i < op.axes.size(); ++i) {
+        const Axis& a = op.axes[i];
+        out << (i ? ", " : " ") << a.name;
+        if (a.value) out << " = " << *a.value;
+    }
+    out << "\n";
+    auto tensor_line = [&](const char* dir, const Tensor& t) {
+        out << "  " << dir << " " << t.name << ": " << benchmark_name(t.dtype)
+            << shape_text(op, t) << "\n";
+    };
+    for (const Tensor& t : op.inputs) tensor_line("in ", t);
+    for (const Tensor& t : op.outputs) tensor_line("out", t);
+    auto names = name_reductions(op);
+    Printer p{op, names};
+    for (const Expr& r : reductions_in_order(op)) {
+        std::map<const Node*, std::string> inner = names;
+        inner.erase(r.get()); // print the definition, not the name
+        out << "  " << names[r.get()] << "[r] = " << to_string(r->reduce_kind) << " over c < "
+            << dim_text(op, r->extent) << " of " << Printer{op, inner}(r->args[0]) << "\n";
+    }
+    for (size_t i = 0; i < op.outputs.size() && i < op.values.size(); ++i) {
+        const Tensor& t = op.outputs[i];
+        out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "
+            << p(op.values[i]) << "\n";
+    }
+    return out.str();
+}
+
+} // namespace solbench::ir

@@ -1,0 +1,210 @@
+// Assembly: the symbolic state after the op's body becomes an OpIR. Axes are
+// renumbered densely (row axes first, then the column axis) and named.
+#include "raise/raiser.h"
+
+#include <functional>
+
+namespace solbench::raise {
+
+namespace {
+
+std::optional<ir::DType> output_dtype(ast::ElemType t) {
+    switch (t) {
+    case ast::ElemType::BFloat16: return ir::DType::BFloat16;
+    case ast::ElemType::Float16: return ir::DType::Float16;
+    case ast::ElemType::Float32: return ir::DType::Float32;
+    case ast::ElemType::Float64:
+    case ast::ElemType::Real: return ir::DType::Float64;
+    case ast::ElemType::Int32: return ir::DType::Int32;
+    case ast::ElemType::Int64:
+    case ast::ElemType::Int: return ir::DType::Int64;
+    case ast::ElemType::Bool: return ir::DType::Bool;
+    default: return std::nullopt;
+    }
+}
+
+struct OutputSpec {
+    std::string name;
+    ir::DType dtype;
+    Content content;
+    std::vector<int> dims; // raiser axis ids
+    SourcePos pos;
+    bool flat = false;
+};
+
+} // namespace
+
+ir::OpIR Raiser::assemble() {
+    std::vector<OutputSpec> outs;
+    if (op_.returns) {
+        const ast::Type& rt = *op_.returns;
+        auto* seq = returned_ ? std::get_if<SeqVal>(&*returned_) : nullptr;
+        if (rt.rank == 0 || !seq)
+            refuse(op_.pos, Rule::Unsupported,
+                   "the op must return a sequence it built with Push (a tensor output)");
+        const LocalSeq& local = locals_[static_cast<size_t>(seq->local)];
+        if (!local.content) refuse(op_.pos, Rule::Unsupported, "the returned sequence stays empty");
+        OutputSpec o{"output", *output_dtype(rt.elem), *local.content, {}, op_.pos, false};
+        for (int id : o.content.row_loops)
+            o.dims.push_back(*all_loops_[static_cast<size_t>(id)].axis);
+        if (o.content.col_loop) {
+            const Poly& ext = all_loops_[static_cast<size_t>(*o.content.col_loop)].extent;
+            auto a = canon(ext).single_atom();
+            if (!a) refuse(o.content.pos, Rule::Unsupported, "the row length must be an axis");
+            o.dims.push_back(a->id);
+        }
+        if (static_cast<int>(o.dims.size()) != rt.rank)
+            refuse(o.content.pos, Rule::Unsupported,
+                   "the op returns rank " + std::to_string(rt.rank) + " but builds rank " +
+                       std::to_string(o.dims.size()));
+        outs.push_back(o);
+    }
+    for (const TensorParam& t : tensors_) {
+        if (!t.param->is_output) continue;
+        if (!t.stored)
+            refuse(t.param->pos, Rule::Unsupported, "output '" + t.param->name + "' is never written");
+        outs.push_back(OutputSpec{t.param->name, t.dtype, *t.stored, t.dims, t.param->pos, t.flat});
+    }
+    if (outs.empty()) refuse(op_.pos, Rule::NoFamily, "the op has no output");
+
+    // Row axes: every output runs over the same row loops' axes.
+    std::vector<int> row_roots;
+    for (int id : outs[0].content.row_loops)
+        row_roots.push_back(resolve_axis(*all_loops_[static_cast<size_t>(id)].axis).first);
+    for (const OutputSpec& o : outs) {
+        std::vector<int> mine;
+        for (int id : o.content.row_loops)
+            mine.push_back(resolve_axis(*all_loops_[static_cast<size_t>(id)].axis).first);
+        if (mine != row_roots)
+            refuse(o.content.pos, Rule::Unsupported, "outputs that run over different rows");
+    }
+
+    // Dense axis numbering: row axes, then the column axis, then the rest.
+    ir::OpIR op;
+    std::map<int, int> ir_axis;
+    auto use_axis = [&](int root) {
+        if (ir_axis.count(root)) return ir_axis[root];
+        int k = static_cast<int>(op.axes.size());
+        ir_axis[root] = k;
+        op.axes.push_back(ir::Axis{axes_[static_cast<size_t>(root)].name,
+                                   axes_[static_cast<size_t>(root)].value});
+        return k;
+    };
+    for (int r : row_roots) op.row_axes.push_back(use_axis(r));
+    std::optional<int> column_root;
+    for (const OutputSpec& o : outs)
+        if (o.content.col_loop) {
+            column_root = resolve_axis(o.dims.back()).first;
+            break;
+        }
+    auto to_dim = [&](int axis) {
+        auto [root, scale] = resolve_axis(axis);
+        return ir::Dim{use_axis(root), scale};
+    };
+
+    // Rewrites raiser axis ids inside expressions to IR axes.
+    std::map<const ir::Node*, ir::Expr> memo;
+    std::function<ir::Expr(const ir::Expr&)> remap = [&](const ir::Expr& e) -> ir::Expr {
+        if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
+        ir::Node n = *e;
+        for (auto& a : n.args) a = remap(a);
+        if (n.op == ir::Op::AxisSize) {
+            auto [root, scale] = resolve_axis(n.index);
+            n.index = use_axis(root);
+            if (scale != 1) {
+                ir::Expr r = ir::binary(ir::Op::Mul, ir::constant(static_cast<double>(scale)),
+                                        std::make_shared<const ir::Node>(n));
+                return memo[e.get()] = r;
+            }
+        }
+        if (n.col_offset) {
+            auto [root, scale] = resolve_axis(n.col_offset->axis);
+            n.col_offset = ir::Dim{use_axis(root), scale * n.col_offset->scale};
+        }
+        if (n.op == ir::Op::Reduce) {
+            auto [root, scale] = resolve_axis(n.extent.axis);
+            n.extent = ir::Dim{use_axis(root), scale * n.extent.scale};
+            if (!column_root) column_root = root;
+        }
+        return memo[e.get()] = std::make_shared<const ir::Node>(std::move(n));
+    };
+    std::vector<ir::Expr> values;
+    for (const OutputSpec& o : outs) {
+        ir::Expr v = o.content.value;
+        // The store rounds to the output's dtype anyway: drop a same-type cast on top.
+        if (v->op == ir::Op::Cast && v->dtype == o.dtype) v = v->args[0];
+        values.push_back(remap(v));
+    }
+    if (column_root) op.column_axis = use_axis(*column_root);
+
+    // Inputs in parameter order; Int parameters are axes, not inputs.
+    size_t n_rows = row_roots.size();
+    for (const TensorParam& t : tensors_) {
+        if (t.param->is_output) continue;
+        ir::Tensor x;
+        x.name = t.param->name;
+        x.dtype = t.dtype;
+        x.pos = t.param->pos;
+        x.flat = t.flat;
+        if (t.param->type.rank == 0) {
+            x.role = ir::Role::Scalar;
+            if (t.param->type.elem == ast::ElemType::Real || t.param->type.elem == ast::ElemType::Float64)
+                x.dtype = ir::DType::Float32; // a Python float scalar (logos-ops.md §3)
+            op.inputs.push_back(x);
+            continue;
+        }
+        for (int d : t.dims) x.shape.push_back(to_dim(d));
+        std::vector<int> leading;
+        for (size_t j = 0; j + 1 < t.dims.size(); ++j) leading.push_back(resolve_axis(t.dims[j]).first);
+        if (t.dims.size() == n_rows + 1 && leading == row_roots) x.role = ir::Role::Rows;
+        else if (t.dims.size() == 1) x.role = ir::Role::Column;
+        else
+            refuse(t.param->pos, Rule::Unsupported,
+                   "'" + x.name + "' is neither row-shaped like the outputs nor a vector over "
+                   "the columns");
+        op.inputs.push_back(x);
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+        const OutputSpec& o = outs[i];
+        ir::Tensor x;
+        x.name = o.name;
+        x.dtype = o.dtype;
+        x.pos = o.pos;
+        x.flat = o.flat;
+        for (int d : o.dims) x.shape.push_back(to_dim(d));
+        x.role = o.content.col_loop ? ir::Role::Rows : ir::Role::PerRow;
+        op.outputs.push_back(x);
+        op.values.push_back(values[i]);
+        op.value_pos.push_back(o.content.pos);
+    }
+
+    // Names: Int parameters name their axes; the others get the benchmark's usual names.
+    static const char* row_names[] = {"batch_size", "seq_len"};
+    std::set<std::string> taken;
+    for (const ast::Param& p : op_.params) taken.insert(p.name);
+    for (const ir::Axis& a : op.axes)
+        if (!a.name.empty()) taken.insert(a.name);
+    auto fresh = [&](std::string base) {
+        std::string n = base;
+        for (int k = 2; taken.count(n); ++k) n = base + "_" + std::to_string(k);
+        taken.insert(n);
+        return n;
+    };
+    for (size_t j = 0; j < op.row_axes.size(); ++j) {
+        ir::Axis& a = op.axes[static_cast<size_t>(op.row_axes[j])];
+        if (a.name.empty())
+            a.name = fresh(op.row_axes.size() <= 2 ? row_names[j] : "dim" + std::to_string(j));
+    }
+    if (op.column_axis >= 0 && op.axes[static_cast<size_t>(op.column_axis)].name.empty())
+        op.axes[static_cast<size_t>(op.column_axis)].name = fresh("hidden_size");
+    for (size_t k = 0; k < op.axes.size(); ++k)
+        if (op.axes[k].name.empty()) op.axes[k].name = fresh("axis" + std::to_string(k));
+
+    op.name = op_.name;
+    op.file = file_;
+    op.pos = op_.pos;
+    op.description = program_.note;
+    return op;
+}
+
+} // namespace solbench::raise

@@ -1,0 +1,233 @@
+// Element reads and writes: an element of a row-parallel op is addressed by
+// the row loops' counters (outermost first) and the column loop's counter.
+#include "raise/raiser.h"
+
+namespace solbench::raise {
+
+namespace {
+
+std::string dim_ordinal(size_t j) {
+    static const char* names[] = {"first", "second", "third", "fourth", "fifth"};
+    return j < 5 ? names[j] : std::to_string(j + 1) + "th";
+}
+
+} // namespace
+
+// The leading (row) indices of an element read must be the row loops'
+// counters, in order. Anything else reads another row.
+void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& index0,
+                               size_t n_row_dims, SourcePos pos, std::optional<Refusal>& taint) {
+    std::vector<int> rows = current_row_loops();
+    const std::string& name = t.param->name;
+    for (size_t j = 0; j < n_row_dims; ++j) {
+        const Poly& idx = index0[j];
+        for (const auto& [mono, coef] : idx.terms())
+            for (const Atom& a : mono)
+                if (a.kind == Atom::Loop &&
+                    all_loops_[static_cast<size_t>(a.id)].kind != LoopKind::Row)
+                    refuse(pos, Rule::NonLastAxisReduction,
+                           "the " + dim_ordinal(j) + " axis of '" + name +
+                               "' is indexed by a loop inside the row (line " +
+                               std::to_string(all_loops_[static_cast<size_t>(a.id)].pos.line) +
+                               "): a reduction over an axis that is not the last");
+        auto at = idx.single_atom();
+        bool own_row = at && at->kind == Atom::Loop && j < rows.size() &&
+                       at->id == rows[rows.size() - n_row_dims + j];
+        if (!own_row) {
+            if (!taint)
+                taint = Refusal{file_, pos, Rule::CrossRow,
+                                "this reads another row of '" + name +
+                                    "' (a fixed or shifted row), so rows are not independent"};
+            continue;
+        }
+        unify_dim(t.dims[j], all_loops_[static_cast<size_t>(at->id)].extent, pos);
+    }
+}
+
+// The column read at `index0` inside `loop`: counter + shift + an axis offset.
+std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& t,
+                                             const Poly& index0, SourcePos pos) {
+    Atom k{Atom::Loop, loop.id};
+    auto [coef, rest] = index0.split_by(k);
+    if (!(coef == Poly::constant(1)))
+        refuse(pos, Rule::Unsupported,
+               "the column index must be the loop counter plus a constant (a strided or reversed "
+               "read is not row-parallel in solgen's families)");
+    int64_t shift = rest.constant_term();
+    Poly off = canon(rest - Poly::constant(shift));
+    if (!loop.shift) loop.shift = Poly::constant(shift);
+    else if (loop.shift->constant_term() != shift)
+        refuse(pos, Rule::Unsupported, "reads of one loop at two different column shifts");
+    std::optional<ir::Dim> dim;
+    if (!off.terms().empty()) {
+        const auto& [mono, c] = *off.terms().begin();
+        if (off.terms().size() != 1 || mono.size() != 1 || mono[0].kind != Atom::Axis || c <= 0)
+            refuse(pos, Rule::Unsupported, "a column offset must be a multiple of an axis");
+        dim = ir::Dim{mono[0].id, c};
+    }
+    // The columns read must lie in the tensor's last dimension.
+    Poly covered = canon(Poly::constant(shift) + loop.extent + off);
+    int last = t.dims.back();
+    auto [root, scale] = resolve_axis(last);
+    Poly mine = Poly::atom({Atom::Axis, root}).scaled(scale);
+    bool first_half = !dim && shift == 0 && mine == canon(loop.extent.scaled(2));
+    if (!(mine == covered) && !first_half) unify_dim(last, covered, pos);
+    return dim;
+}
+
+Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos) {
+    const TensorParam& t = tensors_[static_cast<size_t>(tensor)];
+    if (t.param->is_output)
+        refuse(pos, Rule::Scan,
+               "reads output '" + t.param->name +
+                   "' while writing it: an element that depends on earlier ones (a scan)");
+    std::optional<Refusal> taint;
+    size_t n_rows = t.dims.size() - 1;
+    if (n_rows > current_row_loops().size())
+        taint = Refusal{file_, pos, Rule::CrossRow,
+                        "'" + t.param->name + "' is read outside the loop over its rows"};
+    check_row_indices(t, index0, std::min(n_rows, index0.size() - 1), pos, taint);
+    int input = input_index_.at(t.param);
+    const Poly& col = index0.back();
+    LoopInfo* loop = column_context();
+    if (loop && col.mentions({Atom::Loop, loop->id})) {
+        auto off = column_offset(*loop, t, canon(col), pos);
+        return NumVal{ir::load(input, off), taint};
+    }
+    if (col.mentions_kind(Atom::Loop))
+        refuse(pos, Rule::Unsupported, "a column read with a counter of an outer loop");
+    auto k = col.constant_value();
+    if (!k) refuse(pos, Rule::Unsupported, "a column read at a symbolic position");
+    return NumVal{ir::load_fixed(input, *k), taint};
+}
+
+// `Set item i of out to v`: an output element at the current row and column.
+void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
+    Value target = eval(*set.seq);
+    auto* view = std::get_if<ViewVal>(&target);
+    if (!view) refuse(s.pos, Rule::Unsupported, "Set item on a local sequence; Push instead");
+    TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
+    if (!t.param->is_output)
+        refuse(s.pos, Rule::Unsupported, "writes input '" + t.param->name + "'; write an `into` output");
+    Poly idx0 = canon(to_int(eval(*set.index), set.index->pos).p - Poly::constant(1));
+    std::vector<Poly> full = view->prefix;
+    if (t.flat && view->prefix.empty()) full = decompose_flat(t, idx0, s.pos);
+    else full.push_back(idx0);
+    if (full.size() != t.dims.size())
+        refuse(s.pos, Rule::Unsupported, "a store must address one element of '" + t.param->name + "'");
+    NumVal v = to_num(eval(*set.value), set.value->pos);
+    require_clean(v, s.pos);
+    if (t.stored)
+        refuse(s.pos, Rule::Unsupported,
+               "a second store to '" + t.param->name + "'; write each output once");
+    std::vector<int> rows = current_row_loops();
+    LoopInfo* loop = column_context();
+    if (loop && loop->kind == LoopKind::Inner)
+        refuse(s.pos, Rule::Unsupported, "a store inside a loop nested in a column loop");
+    size_t n_rows = loop ? t.dims.size() - 1 : t.dims.size();
+    if (loop_stack_.empty()) {
+        // One fixed element written outside every loop: say so only if nothing
+        // more specific turns up.
+        if (!deferred_)
+            deferred_ = Refusal{file_, s.pos, Rule::Unsupported,
+                                "a store of one fixed element outside the loops"};
+        return;
+    }
+    if (n_rows != rows.size())
+        refuse(s.pos, Rule::CrossRow,
+               "'" + t.param->name + "' has " + std::to_string(n_rows) +
+                   " row axes but the store is inside " + std::to_string(rows.size()) +
+                   " row loops");
+    if (loop) {
+        Atom k{Atom::Loop, loop->id};
+        if (!(canon(full.back()) == Poly::atom(k)))
+            refuse(s.pos, Rule::Unsupported,
+                   "an output element must be stored at the loop counter's own column");
+    }
+    std::optional<Refusal> taint;
+    check_row_indices(t, full, n_rows, s.pos, taint);
+    if (taint) throw Refused{*taint};
+    Content c;
+    c.row_loops = rows;
+    c.value = v.e;
+    c.pos = s.pos;
+    if (loop) {
+        Atom k{Atom::Loop, loop->id};
+        if (!(canon(full.back()) == Poly::atom(k)))
+            refuse(s.pos, Rule::Unsupported,
+                   "an output element must be stored at the loop counter's own column");
+        if (loop->shift && loop->shift->constant_term() != 0)
+            refuse(s.pos, Rule::Unsupported, "the output is a shifted copy of the input");
+        unify_dim(t.dims.back(), loop->extent, s.pos);
+        c.col_loop = loop->id;
+    }
+    t.stored = c;
+}
+
+void Raiser::exec_push(const ast::Stmt& s, const ast::Push& push) {
+    Value target = eval(*push.seq);
+    auto* seq = std::get_if<SeqVal>(&target);
+    if (!seq) refuse(s.pos, Rule::Unsupported, "Push onto a parameter; Push onto a local sequence");
+    Value v = eval(*push.value);
+    LocalSeq& local = locals_[static_cast<size_t>(seq->local)];
+    if (local.content)
+        refuse(s.pos, Rule::Unsupported,
+               "a second Push to this sequence; solgen raises one Push per iteration");
+    Content c = content_for_push(v, local.depth, s.pos);
+    // A store into a narrow sequence rounds (logos-ops.md §6).
+    if (std::holds_alternative<NumVal>(v) || std::holds_alternative<IntVal>(v)) {
+        switch (local.type.elem) {
+        case ast::ElemType::BFloat16: c.value = ir::cast(ir::DType::BFloat16, c.value); break;
+        case ast::ElemType::Float16: c.value = ir::cast(ir::DType::Float16, c.value); break;
+        case ast::ElemType::Float32: c.value = ir::cast(ir::DType::Float32, c.value); break;
+        default: break;
+        }
+    }
+    locals_[static_cast<size_t>(seq->local)].content = c;
+}
+
+Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos pos) {
+    std::vector<int> new_loops(loop_stack_.begin() + static_cast<long>(target_depth),
+                               loop_stack_.end());
+    Content c;
+    c.pos = pos;
+    auto take_rows = [&](size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+            const LoopInfo& l = all_loops_[static_cast<size_t>(new_loops[i])];
+            if (l.kind != LoopKind::Row)
+                refuse(pos, Rule::Unsupported, "a Push inside a loop nested in a column loop");
+            c.row_loops.push_back(l.id);
+        }
+    };
+    if (const auto* inner = std::get_if<SeqVal>(&v)) {
+        const LocalSeq& z = locals_[static_cast<size_t>(inner->local)];
+        if (!z.content) refuse(pos, Rule::Unsupported, "a Push of an empty sequence");
+        take_rows(new_loops.size());
+        c.row_loops.insert(c.row_loops.end(), z.content->row_loops.begin(),
+                           z.content->row_loops.end());
+        c.col_loop = z.content->col_loop;
+        c.value = z.content->value;
+        return c;
+    }
+    if (std::holds_alternative<ViewVal>(v))
+        refuse(pos, Rule::Unsupported, "a Push of a whole row; build the row element by element");
+    NumVal n = to_num(v, pos);
+    require_clean(n, pos);
+    c.value = n.e;
+    if (!new_loops.empty() &&
+        all_loops_[static_cast<size_t>(new_loops.back())].kind != LoopKind::Row) {
+        LoopInfo& col = all_loops_[static_cast<size_t>(new_loops.back())];
+        if (col.kind == LoopKind::Inner)
+            refuse(pos, Rule::Unsupported, "a Push inside a loop nested in a column loop");
+        if (col.shift && col.shift->constant_term() != 0)
+            refuse(pos, Rule::Unsupported,
+                   "the pushed row is a shifted copy of the input (starts at another column)");
+        take_rows(new_loops.size() - 1);
+        c.col_loop = col.id;
+    } else {
+        take_rows(new_loops.size());
+    }
+    return c;
+}
+
+} // namespace solbench::raise

@@ -1,0 +1,255 @@
+// Loops: a loop that contains loops runs over rows, an innermost loop runs
+// over the columns of a row. Each runs once, symbolically; a column loop's
+// carried variables are then matched against the reduction forms.
+#include "raise/raiser.h"
+
+#include <cmath>
+#include <limits>
+
+namespace solbench::raise {
+
+namespace {
+
+// Structural equality: `item i of row` read twice makes two equal nodes.
+bool same_node(const ir::Expr& a, const ir::Expr& b) {
+    if (a.get() == b.get()) return true;
+    if (a->op != b->op || a->args.size() != b->args.size() || a->index != b->index ||
+        a->dtype != b->dtype || a->fixed_column != b->fixed_column ||
+        a->col_offset != b->col_offset || a->reduce_kind != b->reduce_kind ||
+        !(a->extent == b->extent))
+        return false;
+    // Placeholders are NaN constants: only the same node is the same placeholder.
+    if (a->op == ir::Op::Const) return a->value == b->value;
+    for (size_t i = 0; i < a->args.size(); ++i)
+        if (!same_node(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+bool contains(const ir::Expr& e, const ir::Node* target) {
+    if (e.get() == target) return true;
+    for (const auto& a : e->args)
+        if (contains(a, target)) return true;
+    return false;
+}
+
+// The element `t` of a max/min, evaluated at a fixed column instead of the
+// running one, equals `init`: then max(init, max_c t) == max_c t.
+bool matches_at_column(const ir::Expr& t, const ir::Expr& init, int64_t col) {
+    if (t->op == ir::Op::Load && !t->fixed_column && !t->col_offset)
+        return init->op == ir::Op::Load && init->index == t->index && !init->col_offset &&
+               init->fixed_column == col;
+    if (t->op != init->op || t->args.size() != init->args.size() || t->index != init->index ||
+        t->dtype != init->dtype || t->fixed_column != init->fixed_column ||
+        t->col_offset != init->col_offset)
+        return false;
+    if (t->op == ir::Op::Const && !(t->value == init->value)) return false;
+    if (t->op == ir::Op::Reduce) return same_node(t, init);
+    for (size_t i = 0; i < t->args.size(); ++i)
+        if (!matches_at_column(t->args[i], init->args[i], col)) return false;
+    return true;
+}
+
+struct Match {
+    ir::ReduceKind kind = ir::ReduceKind::Sum;
+    ir::Expr element;
+    bool negated = false; // s = s - t
+};
+
+// Recognizes the update `v1` of a carried variable whose old value is `ph`.
+std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
+    using ir::Op;
+    const auto& a = v1->args;
+    auto other = [&](size_t i) -> ir::Expr { return a[1 - i]; };
+    if (v1->op == Op::Add)
+        for (size_t i = 0; i < 2; ++i)
+            if (same_node(a[i], ph)) return Match{ir::ReduceKind::Sum, other(i), false};
+    if (v1->op == Op::Sub && same_node(a[0], ph)) return Match{ir::ReduceKind::Sum, a[1], true};
+    if (v1->op == Op::Max || v1->op == Op::Min) {
+        auto kind = v1->op == Op::Max ? ir::ReduceKind::Max : ir::ReduceKind::Min;
+        for (size_t i = 0; i < 2; ++i)
+            if (same_node(a[i], ph)) return Match{kind, other(i), false};
+    }
+    if (v1->op == Op::Select) {
+        // select(t > m, t, m) is max; select(t < m, t, m) is min (and the mirrored forms).
+        const ir::Expr& c = a[0];
+        if (c->args.size() != 2) return std::nullopt;
+        bool gt = c->op == Op::Gt || c->op == Op::Ge, lt = c->op == Op::Lt || c->op == Op::Le;
+        if (!gt && !lt) return std::nullopt;
+        const ir::Expr &l = c->args[0], &r = c->args[1];
+        auto pick = [&](const ir::Expr& t, bool t_wins_when_greater) -> std::optional<Match> {
+            if (same_node(a[1], t) && same_node(a[2], ph))
+                return Match{t_wins_when_greater ? ir::ReduceKind::Max : ir::ReduceKind::Min, t,
+                             false};
+            if (same_node(a[1], ph) && same_node(a[2], t))
+                return Match{t_wins_when_greater ? ir::ReduceKind::Min : ir::ReduceKind::Max, t,
+                             false};
+            return std::nullopt;
+        };
+        if (same_node(r, ph) && !same_node(l, ph)) return pick(l, gt);  // t > m
+        if (same_node(l, ph) && !same_node(r, ph)) return pick(r, lt);  // m < t
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+LoopKind Raiser::classify(const ast::Block& body) const {
+    for (int id : loop_stack_)
+        if (all_loops_[static_cast<size_t>(id)].kind != LoopKind::Row) return LoopKind::Inner;
+    return contains_loop(body) ? LoopKind::Row : LoopKind::Column;
+}
+
+void Raiser::run_loop(const LoopSpec& spec) {
+    LoopInfo loop;
+    loop.kind = classify(*spec.body);
+    if (spec.over) {
+        const TensorParam& t = tensors_[static_cast<size_t>(spec.over->tensor)];
+        size_t remaining = t.dims.size() - spec.over->prefix.size();
+        if (t.flat && spec.over->prefix.empty()) remaining = 1;
+        if (loop.kind != LoopKind::Inner)
+            loop.kind = remaining > 1 ? LoopKind::Row : LoopKind::Column;
+    }
+    loop.id = static_cast<int>(all_loops_.size());
+    loop.pos = spec.pos;
+    loop.extent = canon(spec.hi - spec.lo + Poly::constant(1));
+    if (auto k = loop.extent.constant_value()) {
+        if (*k <= 0 || *k > (int64_t{1} << 40))
+            refuse(spec.pos, Rule::Unsupported,
+                   "this loop runs " + std::to_string(*k) + " times; a constant trip count must be positive");
+        int ax = new_axis();
+        axes_[static_cast<size_t>(ax)].value = *k;
+        loop.extent = Poly::atom({Atom::Axis, ax});
+    }
+    if (loop.kind == LoopKind::Row) {
+        auto a = loop.extent.single_atom();
+        if (!a || a->kind != Atom::Axis) {
+            // Reported at the end unless a read of another row explains it better.
+            if (!deferred_)
+                deferred_ = Refusal{file_, spec.pos, Rule::Unsupported,
+                                    "a loop over rows must cover a whole axis (`from 1 to length "
+                                    "of x` or `from 0 to n - 1`)"};
+            int ax = new_axis();
+            loop.extent = Poly::atom({Atom::Axis, ax});
+            a = Atom{Atom::Axis, ax};
+        }
+        loop.axis = a->id;
+    }
+    all_loops_.push_back(loop);
+
+    // Variables set inside a column loop but declared outside are carried from
+    // one column to the next: each reads a placeholder for its old value.
+    std::map<std::string, SourcePos> set_at;
+    for (size_t i = 0; i < spec.body_end; ++i) assigned_names_of((*spec.body)[i], set_at);
+    std::map<std::string, Value> before, int_before;
+    if (loop.kind != LoopKind::Row) {
+        for (const auto& [name, pos] : set_at) {
+            Binding* b = lookup(name);
+            if (!b || name == spec.counter) continue;
+            if (auto* n = std::get_if<NumVal>(&b->value)) {
+                before[name] = b->value;
+                ir::Expr ph = ir::constant(std::numeric_limits<double>::quiet_NaN());
+                placeholders_[name] = ph;
+                b->value = NumVal{ph, n->taint};
+            } else if (std::holds_alternative<IntVal>(b->value)) {
+                int_before[name] = b->value;
+            }
+        }
+    }
+
+    Poly counter = canon(spec.lo + Poly::atom({Atom::Loop, loop.id}));
+    loop_stack_.push_back(loop.id);
+    scopes_.emplace_back();
+    if (spec.over) {
+        declare(spec.var, read_item(spec.pos, Value{*spec.over}, IntVal{counter}), false);
+    } else if (!spec.var.empty()) {
+        declare(spec.var, IntVal{counter}, false);
+    } else if (Binding* c = lookup(spec.counter)) {
+        c->value = IntVal{counter};
+    }
+    for (size_t i = 0; i < spec.body_end; ++i) exec((*spec.body)[i]);
+    scopes_.pop_back();
+    loop_stack_.pop_back();
+    if (!spec.counter.empty())
+        if (Binding* c = lookup(spec.counter)) c->value = IntVal{canon(spec.hi + Poly::constant(1))};
+
+    if (loop.kind != LoopKind::Row)
+        finish_carried(all_loops_[static_cast<size_t>(loop.id)], before, set_at);
+    // An Int stepped across the columns is a scan; one chosen by the data is
+    // left as data (it is refused where it is used as an index).
+    for (const auto& [name, old] : int_before) {
+        Binding* b = lookup(name);
+        if (auto* now = std::get_if<IntVal>(&b->value);
+            now && !(canon(now->p) == canon(std::get<IntVal>(old).p)))
+            refuse(set_at.at(name), Rule::Scan,
+                   "the Int '" + name + "' is carried from one element to the next");
+    }
+}
+
+void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Value>& before,
+                            const std::map<std::string, SourcePos>& set_at) {
+    for (const auto& [name, old] : before) {
+        Binding* b = lookup(name);
+        ir::Expr ph = placeholders_.at(name);
+        placeholders_.erase(name);
+        SourcePos pos = set_at.at(name);
+        auto* now = std::get_if<NumVal>(&b->value);
+        const NumVal& init = std::get<NumVal>(old);
+        if (!now) refuse(pos, Rule::Unsupported, "'" + name + "' changes kind inside the loop");
+        if (same_node(now->e, ph)) {
+            b->value = old;
+            continue;
+        }
+        auto m = match_update(now->e, ph);
+        if (!m || contains(m->element, ph.get()))
+            refuse(pos, Rule::Scan,
+                   "'" + name +
+                       "' is carried from one element to the next (each step reads the one "
+                       "before): a scan, not a reduction");
+        for (const auto& [other, oph] : placeholders_)
+            if (contains(m->element, oph.get()))
+                refuse(pos, Rule::Scan, "'" + name + "' reads '" + other +
+                                            "' while it is still being accumulated (a scan)");
+        if (loop.kind == LoopKind::Inner)
+            refuse(loop.pos, Rule::Unsupported,
+                   "a loop nested inside a loop over the columns of a row");
+        if (now->taint) throw Refused{Refusal{file_, pos, now->taint->rule, now->taint->message}};
+        int64_t shift = loop.shift ? loop.shift->constant_term() : 0;
+        auto full_dim = [&](const Poly& p) {
+            Poly c = canon(p);
+            if (c.terms().size() == 1) {
+                const auto& [mono, coef] = *c.terms().begin();
+                if (mono.size() == 1 && mono[0].kind == Atom::Axis && coef > 0)
+                    return ir::Dim{mono[0].id, coef};
+            }
+            refuse(loop.pos, Rule::Unsupported,
+                   "a reduction must run over a whole axis of the row");
+        };
+        ir::Expr result;
+        if (m->kind == ir::ReduceKind::Sum) {
+            ir::Expr r = ir::reduce(ir::ReduceKind::Sum, m->element, full_dim(loop.extent));
+            if (shift != 0)
+                refuse(loop.pos, Rule::Unsupported, "a sum over part of the row");
+            bool zero = init.e->op == ir::Op::Const && init.e->value == 0;
+            result = zero ? (m->negated ? ir::unary(ir::Op::Neg, r) : r)
+                          : ir::binary(m->negated ? ir::Op::Sub : ir::Op::Add, init.e, r);
+        } else {
+            double identity = m->kind == ir::ReduceKind::Max ? -INFINITY : INFINITY;
+            bool absorbs = (init.e->op == ir::Op::Const && init.e->value == identity) ||
+                           matches_at_column(m->element, init.e, 0);
+            if (absorbs && (shift == 0 || shift == 1)) {
+                result = ir::reduce(m->kind, m->element,
+                                    full_dim(loop.extent + Poly::constant(shift)));
+            } else if (shift == 0) {
+                result = ir::binary(m->kind == ir::ReduceKind::Max ? ir::Op::Max : ir::Op::Min,
+                                    init.e, ir::reduce(m->kind, m->element, full_dim(loop.extent)));
+            } else {
+                refuse(loop.pos, Rule::Unsupported,
+                       "a max or min over part of the row (start at the first element, or "
+                       "initialize with it)");
+            }
+        }
+        b->value = NumVal{result, init.taint};
+    }
+}
+
+} // namespace solbench::raise

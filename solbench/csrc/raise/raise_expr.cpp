@@ -1,0 +1,494 @@
+// Expressions: integers stay exact polynomials, reals become IR nodes, and
+// `item ... of` reads become loads at the current row and column (or a
+// refusal that says why the read is not row-parallel).
+#include "raise/raiser.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace solbench::raise {
+
+namespace {
+
+std::optional<Refusal> first_taint(const NumVal& a, const NumVal& b) {
+    return a.taint ? a.taint : b.taint;
+}
+
+std::optional<ir::Op> builtin_unary(const std::string& name) {
+    static const std::map<std::string, ir::Op> ops = {
+        {"sqrt", ir::Op::Sqrt}, {"exp", ir::Op::Exp},   {"log", ir::Op::Log},
+        {"tanh", ir::Op::Tanh}, {"abs", ir::Op::Abs},   {"erf", ir::Op::Erf},
+        {"sigmoid", ir::Op::Sigmoid}};
+    auto it = ops.find(name);
+    return it == ops.end() ? std::nullopt : std::optional(it->second);
+}
+
+std::optional<ir::Op> builtin_binary(const std::string& name) {
+    static const std::map<std::string, ir::Op> ops = {
+        {"max", ir::Op::Max}, {"min", ir::Op::Min}, {"pow", ir::Op::Pow}};
+    auto it = ops.find(name);
+    return it == ops.end() ? std::nullopt : std::optional(it->second);
+}
+
+ir::Op arith_op(ast::BinaryOp op) {
+    switch (op) {
+    case ast::BinaryOp::Add: return ir::Op::Add;
+    case ast::BinaryOp::Sub: return ir::Op::Sub;
+    case ast::BinaryOp::Mul: return ir::Op::Mul;
+    case ast::BinaryOp::Div: return ir::Op::Div;
+    case ast::BinaryOp::Mod: return ir::Op::Mod;
+    case ast::BinaryOp::Eq: return ir::Op::Eq;
+    case ast::BinaryOp::Ne: return ir::Op::Ne;
+    case ast::BinaryOp::Lt: return ir::Op::Lt;
+    case ast::BinaryOp::Gt: return ir::Op::Gt;
+    case ast::BinaryOp::Le: return ir::Op::Le;
+    case ast::BinaryOp::Ge: return ir::Op::Ge;
+    case ast::BinaryOp::And: return ir::Op::And;
+    case ast::BinaryOp::Or: return ir::Op::Or;
+    case ast::BinaryOp::Concat: break;
+    }
+    return ir::Op::Add;
+}
+
+bool compare_ints(ast::BinaryOp op, int64_t a, int64_t b) {
+    switch (op) {
+    case ast::BinaryOp::Eq: return a == b;
+    case ast::BinaryOp::Ne: return a != b;
+    case ast::BinaryOp::Lt: return a < b;
+    case ast::BinaryOp::Gt: return a > b;
+    case ast::BinaryOp::Le: return a <= b;
+    case ast::BinaryOp::Ge: return a >= b;
+    default: return false;
+    }
+}
+
+} // namespace
+
+Poly Raiser::canon(const Poly& p) const {
+    Poly r = p;
+    // Aliased axes are rewritten to scale * root until none is left.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& [mono, coef] : r.terms())
+            for (const Atom& a : mono)
+                if (a.kind == Atom::Axis && axes_[static_cast<size_t>(a.id)].alias) {
+                    auto [root, scale] = *axes_[static_cast<size_t>(a.id)].alias;
+                    r = r.substituted(a, Poly::atom({Atom::Axis, root}).scaled(scale));
+                    changed = true;
+                    goto next;
+                }
+    next:;
+    }
+    return r;
+}
+
+std::pair<int, int64_t> Raiser::resolve_axis(int axis) const {
+    int64_t scale = 1;
+    while (axes_[static_cast<size_t>(axis)].alias) {
+        auto [root, s] = *axes_[static_cast<size_t>(axis)].alias;
+        scale *= s;
+        axis = root;
+    }
+    return {axis, scale};
+}
+
+int Raiser::new_axis(std::string name, bool from_param) {
+    AxisInfo a;
+    a.name = std::move(name);
+    a.from_param = from_param;
+    axes_.push_back(a);
+    return static_cast<int>(axes_.size()) - 1;
+}
+
+// Records that tensor dimension `dim_axis` has the size `extent`.
+void Raiser::unify_dim(int dim_axis, const Poly& extent, SourcePos pos) {
+    auto [root, scale] = resolve_axis(dim_axis);
+    Poly mine = Poly::atom({Atom::Axis, root}).scaled(scale);
+    Poly target = canon(extent);
+    if (mine == target) return;
+    if (target.terms().size() != 1)
+        refuse(pos, Rule::Unsupported, "a tensor dimension must be a whole axis");
+    const auto& [mono, coef] = *target.terms().begin();
+    if (mono.size() != 1 || mono[0].kind != Atom::Axis || coef <= 0)
+        refuse(pos, Rule::Unsupported, "a tensor dimension must be a whole axis");
+    int troot = mono[0].id;
+    auto movable = [&](int a) {
+        const AxisInfo& info = axes_[static_cast<size_t>(a)];
+        return !info.from_param && !info.value;
+    };
+    auto pinned_same = [&](int a, int b) {
+        return axes_[static_cast<size_t>(a)].value && axes_[static_cast<size_t>(b)].value &&
+               *axes_[static_cast<size_t>(a)].value * scale ==
+                   *axes_[static_cast<size_t>(b)].value * coef;
+    };
+    if (scale == 1 && movable(root)) {
+        axes_[static_cast<size_t>(root)].alias = std::pair{troot, coef};
+    } else if (coef == 1 && movable(troot)) {
+        axes_[static_cast<size_t>(troot)].alias = std::pair{root, scale};
+    } else if (scale == 1 && coef == 1 && (movable(root) || pinned_same(root, troot))) {
+        axes_[static_cast<size_t>(root)].alias = std::pair{troot, int64_t{1}};
+    } else {
+        auto name = [&](int a) {
+            return axes_[static_cast<size_t>(a)].name.empty() ? std::string("a size")
+                                                              : "'" + axes_[static_cast<size_t>(a)].name + "'";
+        };
+        refuse(pos, Rule::Unsupported,
+               "this read needs " + name(root) + " and " + name(troot) +
+                   " to be equal; say so with a Check, or index within the same axis");
+    }
+}
+
+IntVal Raiser::to_int(const Value& v, SourcePos pos) {
+    if (auto* i = std::get_if<IntVal>(&v)) return IntVal{canon(i->p)};
+    if (std::holds_alternative<NumVal>(v))
+        refuse(pos, Rule::DataDependentIndex,
+               "this index or size is computed from tensor data, so the element read depends on "
+               "the data");
+    refuse(pos, Rule::Unsupported, "an integer is needed here");
+}
+
+NumVal Raiser::to_num(const Value& v, SourcePos pos) {
+    if (auto* n = std::get_if<NumVal>(&v)) return *n;
+    if (auto* i = std::get_if<IntVal>(&v)) {
+        Poly p = canon(i->p);
+        if (p.mentions_kind(Atom::Loop))
+            refuse(pos, Rule::Unsupported,
+                   "a loop counter used as a number; only tensor elements and sizes are values");
+        ir::Expr sum = ir::constant(static_cast<double>(p.constant_term()));
+        bool first = p.constant_term() == 0;
+        for (const auto& [mono, coef] : p.terms()) {
+            if (mono.empty()) continue;
+            ir::Expr term = ir::constant(static_cast<double>(coef));
+            bool unit = coef == 1;
+            for (const Atom& a : mono) {
+                ir::Expr ax = ir::axis_size(a.id);
+                term = unit ? ax : ir::binary(ir::Op::Mul, term, ax);
+                unit = false;
+            }
+            sum = first ? term : ir::binary(ir::Op::Add, sum, term);
+            first = false;
+        }
+        return NumVal{sum, std::nullopt};
+    }
+    if (std::holds_alternative<TextVal>(v))
+        refuse(pos, Rule::NonTensorValue, "a Text value; solgen raises tensor ops only");
+    refuse(pos, Rule::Unsupported, "a sequence where a number is needed");
+}
+
+bool Raiser::has_placeholder(const ir::Expr& e) const {
+    for (const auto& entry : placeholders_) {
+        const ir::Expr& ph = entry.second;
+        std::function<bool(const ir::Expr&)> has = [&](const ir::Expr& x) {
+            if (x.get() == ph.get()) return true;
+            for (const auto& a : x->args)
+                if (has(a)) return true;
+            return false;
+        };
+        if (has(e)) return true;
+    }
+    return false;
+}
+
+void Raiser::require_clean(const NumVal& v, SourcePos pos) {
+    if (has_placeholder(v.e))
+        refuse(pos, Rule::Scan,
+               "this reads a value that is still being accumulated along the row: each element "
+               "depends on the one before (a scan)");
+    if (v.taint) throw Refused{Refusal{file_, pos, v.taint->rule, v.taint->message}};
+}
+
+Value Raiser::eval(const ast::Expr& e) {
+    return std::visit(
+        [&](const auto& n) -> Value {
+            using T = std::decay_t<decltype(n)>;
+            if constexpr (std::is_same_v<T, ast::NumberLit>) {
+                if (n.is_int) {
+                    if (n.overflow)
+                        refuse(e.pos, Rule::Unsupported, "integer literal " + n.text + " is too large");
+                    return IntVal{Poly::constant(n.int_value)};
+                }
+                if (!std::isfinite(n.value))
+                    refuse(e.pos, Rule::Unsupported, "literal " + n.text + " is not a finite number");
+                return NumVal{ir::constant(n.value), std::nullopt};
+            } else if constexpr (std::is_same_v<T, ast::BoolLit>) {
+                return NumVal{ir::constant(n.value ? 1.0 : 0.0), std::nullopt};
+            } else if constexpr (std::is_same_v<T, ast::StringLit>) {
+                return TextVal{};
+            } else if constexpr (std::is_same_v<T, ast::NameRef>) {
+                Binding* b = lookup(n.name);
+                if (!b) refuse(e.pos, Rule::Unsupported, "unknown name '" + n.name + "'");
+                return b->value;
+            } else if constexpr (std::is_same_v<T, ast::ItemOf>) {
+                Value seq = eval(*n.seq);
+                Value index = eval(*n.index);
+                return read_item(e.pos, seq, index);
+            } else if constexpr (std::is_same_v<T, ast::LengthOf>) {
+                return length_of(eval(*n.seq), e.pos);
+            } else if constexpr (std::is_same_v<T, ast::NewSeq>) {
+                if (n.type.elem == ast::ElemType::Text)
+                    refuse(e.pos, Rule::NonTensorValue, "a sequence of Text");
+                locals_.push_back(LocalSeq{n.type, loop_stack_.size(), std::nullopt});
+                return SeqVal{static_cast<int>(locals_.size()) - 1};
+            } else if constexpr (std::is_same_v<T, ast::Call>) {
+                return call(e, n);
+            } else if constexpr (std::is_same_v<T, ast::Cast>) {
+                Value v = eval(*n.operand);
+                if (n.to == ast::ElemType::Text)
+                    refuse(e.pos, Rule::NonTensorValue, "a cast to Text");
+                if (std::holds_alternative<IntVal>(v) &&
+                    (n.to == ast::ElemType::Int || n.to == ast::ElemType::Int64 ||
+                     n.to == ast::ElemType::Int32))
+                    return v;
+                NumVal x = to_num(v, e.pos);
+                switch (n.to) {
+                case ast::ElemType::BFloat16: return NumVal{ir::cast(ir::DType::BFloat16, x.e), x.taint};
+                case ast::ElemType::Float16: return NumVal{ir::cast(ir::DType::Float16, x.e), x.taint};
+                case ast::ElemType::Float32: return NumVal{ir::cast(ir::DType::Float32, x.e), x.taint};
+                case ast::ElemType::Float64:
+                case ast::ElemType::Real: return x;
+                case ast::ElemType::Bool: return NumVal{ir::cast(ir::DType::Bool, x.e), x.taint};
+                default: return NumVal{ir::cast(ir::DType::Int64, x.e), x.taint};
+                }
+            } else if constexpr (std::is_same_v<T, ast::CopyOf>) {
+                return eval(*n.operand); // symbolic values are immutable: a copy is the value
+            } else if constexpr (std::is_same_v<T, ast::Unary>) {
+                Value v = eval(*n.operand);
+                if (n.op == ast::UnaryOp::Neg) {
+                    if (auto* i = std::get_if<IntVal>(&v)) return IntVal{i->p.scaled(-1)};
+                    NumVal x = to_num(v, e.pos);
+                    if (x.e->op == ir::Op::Const) return NumVal{ir::constant(-x.e->value), x.taint};
+                    return NumVal{ir::unary(ir::Op::Neg, x.e), x.taint};
+                }
+                NumVal x = to_num(v, e.pos);
+                return NumVal{ir::unary(ir::Op::Not, x.e), x.taint};
+            } else if constexpr (std::is_same_v<T, ast::Binary>) {
+                Value l = eval(*n.lhs);
+                Value r = eval(*n.rhs);
+                if (n.op == ast::BinaryOp::Concat || std::holds_alternative<TextVal>(l) ||
+                    std::holds_alternative<TextVal>(r))
+                    refuse(e.pos, Rule::NonTensorValue, "Text values; solgen raises tensor ops only");
+                auto* li = std::get_if<IntVal>(&l);
+                auto* ri = std::get_if<IntVal>(&r);
+                if (li && ri) {
+                    Poly a = canon(li->p), b = canon(ri->p);
+                    switch (n.op) {
+                    case ast::BinaryOp::Add: return IntVal{a + b};
+                    case ast::BinaryOp::Sub: return IntVal{a - b};
+                    case ast::BinaryOp::Mul: return IntVal{a * b};
+                    case ast::BinaryOp::Div:
+                    case ast::BinaryOp::Mod: {
+                        auto k = b.constant_value();
+                        if (k && *k == 0) refuse(e.pos, Rule::Unsupported, "division by zero");
+                        if (auto av = a.constant_value(); av && k)
+                            return IntVal{Poly::constant(n.op == ast::BinaryOp::Div ? *av / *k
+                                                                                    : *av % *k)};
+                        if (n.op == ast::BinaryOp::Div && k) {
+                            if (auto q = a.divided_by(*k)) return IntVal{*q};
+                            auto at = a.single_atom();
+                            if (at && at->kind == Atom::Axis && !axes_[static_cast<size_t>(at->id)].value) {
+                                // n / 2 of an axis: n is 2 * (a new axis), exactly.
+                                const AxisInfo& parent = axes_[static_cast<size_t>(at->id)];
+                                int half = new_axis(parent.name.empty() ? "" : parent.name + "_half");
+                                axes_[static_cast<size_t>(at->id)].alias = std::pair{half, *k};
+                                return IntVal{Poly::atom({Atom::Axis, half})};
+                            }
+                        }
+                        refuse(e.pos, Rule::Unsupported,
+                               "integer division of sizes that solgen cannot keep exact");
+                    }
+                    default: {
+                        auto av = a.constant_value(), bv = b.constant_value();
+                        if (av && bv)
+                            return NumVal{ir::constant(compare_ints(n.op, *av, *bv) ? 1.0 : 0.0),
+                                          std::nullopt};
+                        if ((n.op == ast::BinaryOp::Eq || n.op == ast::BinaryOp::Ne) && a == b)
+                            return NumVal{ir::constant(n.op == ast::BinaryOp::Eq ? 1.0 : 0.0),
+                                          std::nullopt};
+                        refuse(e.pos, Rule::Unsupported, "a comparison of symbolic sizes");
+                    }
+                    }
+                }
+                NumVal a = to_num(l, n.lhs->pos), b = to_num(r, n.rhs->pos);
+                ir::Op op = arith_op(n.op);
+                if (a.e->op == ir::Op::Const && b.e->op == ir::Op::Const) {
+                    double x = a.e->value, y = b.e->value;
+                    double v = 0;
+                    switch (op) {
+                    case ir::Op::Add: v = x + y; break;
+                    case ir::Op::Sub: v = x - y; break;
+                    case ir::Op::Mul: v = x * y; break;
+                    case ir::Op::Div: v = x / y; break;
+                    default: return NumVal{ir::binary(op, a.e, b.e), first_taint(a, b)};
+                    }
+                    if (std::isfinite(v)) return NumVal{ir::constant(v), first_taint(a, b)};
+                }
+                return NumVal{ir::binary(op, a.e, b.e), first_taint(a, b)};
+            }
+        },
+        e.node);
+}
+
+Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
+    std::vector<Value> args;
+    for (const auto& a : c.args) args.push_back(eval(*a));
+    if (auto op = builtin_unary(c.callee)) {
+        if (args.size() != 1) refuse(e.pos, Rule::Unsupported, c.callee + " takes one argument");
+        NumVal x = to_num(args[0], e.pos);
+        return NumVal{ir::unary(*op, x.e), x.taint};
+    }
+    if (auto op = builtin_binary(c.callee)) {
+        if (args.size() != 2) refuse(e.pos, Rule::Unsupported, c.callee + " takes two arguments");
+        auto* a = std::get_if<IntVal>(&args[0]);
+        auto* b = std::get_if<IntVal>(&args[1]);
+        if (a && b && *op != ir::Op::Pow) {
+            auto av = canon(a->p).constant_value(), bv = canon(b->p).constant_value();
+            if (av && bv)
+                return IntVal{Poly::constant(*op == ir::Op::Max ? std::max(*av, *bv) : std::min(*av, *bv))};
+        }
+        NumVal x = to_num(args[0], e.pos), y = to_num(args[1], e.pos);
+        return NumVal{ir::binary(*op, x.e, y.e), first_taint(x, y)};
+    }
+    const ast::Function* f = program_.find(c.callee);
+    if (!f) refuse(e.pos, Rule::Unsupported, "unknown function '" + c.callee + "'");
+    if (f->params.size() != args.size())
+        refuse(e.pos, Rule::Unsupported, "'" + c.callee + "' takes " +
+                                             std::to_string(f->params.size()) + " arguments");
+    return call_helper(*f, std::move(args), e.pos);
+}
+
+// Helpers are inlined: their parameters are bound to the argument values and
+// the body runs in a scope of its own. An early `Return` under an If becomes
+// a select between that value and the rest of the body's.
+Value Raiser::call_helper(const ast::Function& f, std::vector<Value> args, SourcePos pos) {
+    if (helper_stack_.size() > 64)
+        refuse(pos, Rule::Recursion, "helpers nested more than 64 deep");
+    auto saved = std::move(scopes_);
+    scopes_.clear();
+    scopes_.emplace_back();
+    for (size_t i = 0; i < f.params.size(); ++i) {
+        if (f.params[i].type.elem == ast::ElemType::Text)
+            refuse(f.params[i].pos, Rule::NonTensorValue, "a Text parameter");
+        declare(f.params[i].name, args[i], false);
+    }
+    helper_stack_.push_back(f.name);
+    Value result = exec_helper_block(f.body, 0);
+    helper_stack_.pop_back();
+    scopes_ = std::move(saved);
+    return result;
+}
+
+Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
+    for (size_t i = from; i < block.size(); ++i) {
+        const ast::Stmt& s = block[i];
+        if (const auto* ret = std::get_if<ast::Return>(&s.node)) {
+            if (!ret->value) refuse(s.pos, Rule::Unsupported, "a helper must return a value");
+            return eval(*ret->value);
+        }
+        const auto* node = std::get_if<ast::If>(&s.node);
+        auto ends_in_return = [](const ast::Block& b) {
+            return !b.empty() && std::holds_alternative<ast::Return>(b.back().node);
+        };
+        bool guards = node && std::any_of(node->branches.begin(), node->branches.end(),
+                                          [&](const auto& b) { return ends_in_return(b.body); });
+        if (!guards) {
+            exec(s);
+            continue;
+        }
+        // value = select(c1, branch1, select(c2, branch2, ... rest))
+        std::function<Value(size_t)> from_branch = [&](size_t k) -> Value {
+            if (k == node->branches.size()) {
+                if (node->otherwise) {
+                    if (!ends_in_return(*node->otherwise))
+                        refuse(s.pos, Rule::Unsupported,
+                               "in a helper, either every branch returns or none does");
+                    auto saved = scopes_;
+                    scopes_.emplace_back();
+                    Value v = exec_helper_block(*node->otherwise, 0);
+                    scopes_ = saved;
+                    return v;
+                }
+                return exec_helper_block(block, i + 1);
+            }
+            const ast::IfBranch& br = node->branches[k];
+            if (!ends_in_return(br.body))
+                refuse(br.pos, Rule::Unsupported,
+                       "in a helper, either every branch returns or none does");
+            NumVal c = to_num(eval(*br.cond), br.pos);
+            auto saved = scopes_;
+            scopes_.emplace_back();
+            Value then_v = exec_helper_block(br.body, 0);
+            scopes_ = saved;
+            Value else_v = from_branch(k + 1);
+            if (c.e->op == ir::Op::Const) return c.e->value != 0 ? then_v : else_v;
+            NumVal t = to_num(then_v, br.pos), f = to_num(else_v, br.pos);
+            return NumVal{ir::select(c.e, t.e, f.e), c.taint ? c.taint : first_taint(t, f)};
+        };
+        return from_branch(0);
+    }
+    refuse(block.empty() ? SourcePos{} : block.back().pos, Rule::Unsupported,
+           "a helper that ends without `Return`");
+}
+
+IntVal Raiser::length_of(const Value& seq, SourcePos pos) {
+    const auto* view = std::get_if<ViewVal>(&seq);
+    if (!view) {
+        if (std::holds_alternative<TextVal>(seq))
+            refuse(pos, Rule::NonTensorValue, "the length of a Text value");
+        refuse(pos, Rule::Unsupported, "the length of a local sequence; use the input's length");
+    }
+    const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
+    if (t.flat && view->prefix.empty()) {
+        Poly p = Poly::constant(1);
+        for (int d : t.dims) p = p * Poly::atom({Atom::Axis, d});
+        return IntVal{canon(p)};
+    }
+    if (view->prefix.size() >= t.dims.size())
+        refuse(pos, Rule::Unsupported, "the length of a single element");
+    return IntVal{canon(Poly::atom({Atom::Axis, t.dims[view->prefix.size()]}))};
+}
+
+std::vector<Poly> Raiser::decompose_flat(const TensorParam& t, const Poly& index0, SourcePos pos) {
+    std::vector<Poly> parts(t.dims.size());
+    Poly q = canon(index0);
+    for (size_t j = t.dims.size() - 1; j >= 1; --j) {
+        auto [root, scale] = resolve_axis(t.dims[j]);
+        if (scale != 1)
+            refuse(pos, Rule::Unsupported, "a flat index over a packed axis");
+        auto [quot, rest] = q.split_by({Atom::Axis, root});
+        parts[j] = rest;
+        q = quot;
+    }
+    parts[0] = q;
+    return parts;
+}
+
+Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
+    if (std::holds_alternative<TextVal>(seq))
+        refuse(pos, Rule::NonTensorValue, "an item of a Text value");
+    if (std::holds_alternative<NumVal>(index))
+        refuse(pos, Rule::DataDependentIndex,
+               "the index is computed from tensor data, so which element is read depends on the "
+               "data (a gather)");
+    if (std::holds_alternative<SeqVal>(seq))
+        refuse(pos, Rule::Unsupported,
+               "reads back a local sequence; compute the value again or keep it in a Let");
+    const auto* view = std::get_if<ViewVal>(&seq);
+    if (!view) refuse(pos, Rule::Unsupported, "`item ... of` needs a sequence");
+    Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
+    if (auto k = idx0.constant_value(); k && *k < 0)
+        refuse(pos, Rule::Unsupported, "item " + std::to_string(*k + 1) +
+                                           ": LOGOS indices start at 1");
+    const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
+    std::vector<Poly> full = view->prefix;
+    if (t.flat && view->prefix.empty()) {
+        full = decompose_flat(t, idx0, pos);
+    } else {
+        full.push_back(idx0);
+        if (full.size() < t.dims.size()) return ViewVal{view->tensor, full};
+    }
+    if (full.size() > t.dims.size()) refuse(pos, Rule::Unsupported, "too many indices");
+    return element_load(view->tensor, full, pos);
+}
+
+} // namespace solbench::raise

@@ -1,0 +1,202 @@
+// The raiser's internal state: symbolic values, axes, loops and scopes.
+// Private to solbench/csrc/raise/; the public entry point is raise.h.
+#pragma once
+
+#include "frontend/ast.h"
+#include "ir/op_ir.h"
+#include "raise/poly.h"
+#include "recognizers/recognizer.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace solbench::raise {
+
+// Thrown inside the raiser to stop at the first statement that breaks a rule.
+struct Refused {
+    Refusal refusal;
+};
+
+// Every name a block assigns with `Set`, at any depth, with the first place.
+void assigned_names(const ast::Block& block, std::map<std::string, SourcePos>& out);
+void assigned_names_of(const ast::Stmt& s, std::map<std::string, SourcePos>& out);
+bool contains_loop(const ast::Block& block);
+bool ir_reads_data(const ir::Expr& e);
+
+// An integer: index arithmetic over axes and loop counters.
+struct IntVal {
+    Poly p;
+};
+
+// A real (or boolean, 0/1) value: an IR expression. `taint` is a refusal
+// deferred until the value is used inside the row-parallel part (e.g. a read
+// of a fixed row, fine on its own, refused once it feeds a row).
+struct NumVal {
+    ir::Expr e;
+    std::optional<Refusal> taint;
+};
+
+// A (partial) view of a tensor parameter: `item r of x` with r fixed.
+struct ViewVal {
+    int tensor = 0;             // index into Raiser::tensors_
+    std::vector<Poly> prefix;   // 0-based indices of the leading dims
+};
+
+// A local sequence built with Push.
+struct SeqVal {
+    int local = 0; // index into Raiser::locals_
+};
+
+struct TextVal {};
+
+using Value = std::variant<IntVal, NumVal, ViewVal, SeqVal, TextVal>;
+
+struct AxisInfo {
+    std::string name;                 // set for Int parameters
+    std::optional<int64_t> value;     // constant, from a Check
+    std::optional<std::pair<int, int64_t>> alias; // this axis == scale * other
+    bool from_param = false;
+};
+
+enum class LoopKind { Row, Column, Inner };
+
+struct LoopInfo {
+    LoopKind kind = LoopKind::Row;
+    int id = 0;                   // its Atom::Loop id
+    Poly extent;
+    SourcePos pos;
+    std::optional<Poly> shift;    // Column: the first read's column minus the counter
+    std::optional<int> axis;      // Row: the axis it runs over
+};
+
+// What one output receives: one value per iteration of a loop nest.
+struct Content {
+    std::vector<int> row_loops;   // indices into Raiser::loops_ (ids), outermost first
+    std::optional<int> col_loop;  // loop id of the column loop, if per element
+    ir::Expr value;
+    SourcePos pos;
+};
+
+struct TensorParam {
+    const ast::Param* param = nullptr;
+    ir::DType dtype = ir::DType::Float32;
+    std::vector<int> dims; // axis ids (before aliasing)
+    bool flat = false;     // declared rank 1, shaped by a length contract
+    std::optional<Content> stored; // outputs written with Set item
+};
+
+struct LocalSeq {
+    ast::Type type;
+    size_t depth = 0; // loop depth at its declaration
+    std::optional<Content> content;
+};
+
+struct Binding {
+    Value value;
+    bool is_mutable = false;
+    size_t depth = 0; // loop depth at its declaration
+};
+
+class Raiser {
+  public:
+    Raiser(const ast::Program& program, const ast::Function& op, std::string file);
+    ir::OpIR run(); // throws Refused
+
+  private:
+    friend struct ExprEval;
+
+    // Setup (raiser.cpp)
+    void check_calls_acyclic();
+    void bind_params();
+
+    // Statements (raiser.cpp)
+    void exec_block(const ast::Block& block);
+    void exec(const ast::Stmt& s);
+    void exec_let(const ast::Stmt& s, const ast::Let& let);
+    void exec_set(const ast::Stmt& s, const ast::SetVar& set);
+    void exec_set_item(const ast::Stmt& s, const ast::SetItem& set);
+    void exec_push(const ast::Stmt& s, const ast::Push& push);
+    void exec_if(const ast::Stmt& s, const ast::If& node);
+    void exec_check(const ast::Stmt& s, const ast::Check& check);
+    void exec_while(const ast::Stmt& s, const ast::While& node);
+    void exec_return(const ast::Stmt& s, const ast::Return& ret);
+
+    // Loops (loops.cpp)
+    struct LoopSpec {
+        SourcePos pos;
+        const ast::Block* body = nullptr;
+        size_t body_end = 0;       // statements of body to run (a While drops its step)
+        Poly lo, hi;               // the counter runs lo..hi inclusive
+        std::string var;           // the counter's name (a new binding), or
+        std::string counter;       // an existing mutable Int (While)
+        std::optional<ViewVal> over; // for-each over this view
+    };
+    void run_loop(const LoopSpec& spec);
+    LoopKind classify(const ast::Block& body) const;
+    void finish_carried(const LoopInfo& loop, const std::map<std::string, Value>& before,
+                        const std::map<std::string, SourcePos>& set_at);
+
+    // Expressions (raise_expr.cpp)
+    Value eval(const ast::Expr& e);
+    Value call(const ast::Expr& e, const ast::Call& c);
+    Value call_helper(const ast::Function& f, std::vector<Value> args, SourcePos pos);
+    Value exec_helper_block(const ast::Block& block, size_t from);
+    Value read_item(SourcePos pos, const Value& seq, const Value& index);
+    Value element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos);
+    IntVal length_of(const Value& seq, SourcePos pos);
+
+    // Values
+    NumVal to_num(const Value& v, SourcePos pos);
+    IntVal to_int(const Value& v, SourcePos pos);
+    Poly canon(const Poly& p) const;
+    std::pair<int, int64_t> resolve_axis(int axis) const;
+    int new_axis(std::string name = "", bool from_param = false);
+    void unify_dim(int dim_axis, const Poly& extent, SourcePos pos);
+    void require_clean(const NumVal& v, SourcePos pos);
+    bool has_placeholder(const ir::Expr& e) const;
+
+    // Scopes
+    Binding* lookup(const std::string& name);
+    void declare(const std::string& name, Value v, bool is_mutable);
+    const LoopInfo* innermost(LoopKind k) const;
+    const LoopInfo* loop_by_id(int id) const;
+    LoopInfo& loop_at(size_t depth) { return all_loops_[static_cast<size_t>(loop_stack_[depth])]; }
+    // The innermost loop that is not a row loop (its counter is the column).
+    LoopInfo* column_context();
+    std::vector<Poly> decompose_flat(const TensorParam& t, const Poly& index0, SourcePos pos);
+    void check_row_indices(const TensorParam& t, const std::vector<Poly>& index0, size_t n_row_dims,
+                           SourcePos pos, std::optional<Refusal>& taint);
+    std::optional<ir::Dim> column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
+                                         SourcePos pos);
+    std::vector<int> current_row_loops() const;
+
+    // Outputs (outputs.cpp / assemble.cpp)
+    Content content_for_push(const Value& v, size_t target_depth, SourcePos pos);
+    ir::OpIR assemble();
+
+    [[noreturn]] void refuse(SourcePos pos, Rule rule, const std::string& message) const;
+
+    const ast::Program& program_;
+    const ast::Function& op_;
+    std::string file_;
+
+    std::vector<AxisInfo> axes_;
+    std::vector<TensorParam> tensors_;   // every tensor parameter, inputs and outputs
+    std::vector<LocalSeq> locals_;
+    std::vector<int> loop_stack_;        // ids of the loops around the current statement
+    std::vector<LoopInfo> all_loops_;    // every loop raised, indexed by id
+    std::vector<std::map<std::string, Binding>> scopes_;
+    std::vector<std::string> helper_stack_;
+    std::map<std::string, ir::Expr> placeholders_; // carried variables of open column loops
+    std::optional<Value> returned_;                // the op's `Return`
+    // A problem that is only reported if nothing more specific is found later.
+    std::optional<Refusal> deferred_;
+    std::vector<int> scalar_inputs_;               // tensors_ index -> IR input (Scalar params)
+    std::map<const ast::Param*, int> input_index_; // param -> IR input index
+};
+
+} // namespace solbench::raise
