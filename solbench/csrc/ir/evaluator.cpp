@@ -1,0 +1,194 @@
+#include "ir/evaluator.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace solbench::ir {
+
+namespace {
+
+struct Buffer {
+    std::vector<double> data;
+    int64_t row_length = 1; // the last dimension
+};
+
+void flatten(const nlohmann::json& j, std::vector<double>& out, std::vector<int64_t>& shape,
+             size_t depth) {
+    if (j.is_array()) {
+        if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(j.size()));
+        else if (shape[depth] != static_cast<int64_t>(j.size()))
+            throw EvalError("ragged nested array");
+        for (const auto& x : j) flatten(x, out, shape, depth + 1);
+    } else if (j.is_number()) {
+        out.push_back(j.get<double>());
+    } else {
+        throw EvalError("tensor elements must be numbers");
+    }
+}
+
+class Evaluator {
+  public:
+    Evaluator(const OpIR& op, const nlohmann::json& inputs) : op_(op), inputs_(inputs) {
+        bind_axes();
+    }
+
+    nlohmann::json run() {
+        int64_t rows = 1;
+        for (int a : op_.row_axes) rows *= axis_[static_cast<size_t>(a)];
+        std::vector<std::vector<double>> out(op_.outputs.size());
+        for (int64_t r = 0; r < rows; ++r) {
+            memo_.clear();
+            for (size_t i = 0; i < op_.outputs.size(); ++i) {
+                const Tensor& t = op_.outputs[i];
+                if (t.role == Role::PerRow) {
+                    out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, 0)));
+                } else {
+                    int64_t cols = dim(t.shape.back());
+                    for (int64_t c = 0; c < cols; ++c)
+                        out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, c)));
+                }
+            }
+        }
+        nlohmann::json result = nlohmann::json::object();
+        for (size_t i = 0; i < op_.outputs.size(); ++i)
+            result[op_.outputs[i].name] = shape_like(op_.outputs[i], out[i]);
+        return result;
+    }
+
+  private:
+    int64_t dim(const Dim& d) const { return d.scale * axis_[static_cast<size_t>(d.axis)]; }
+
+    void bind_axes() {
+        axis_.assign(op_.axes.size(), -1);
+        for (size_t a = 0; a < op_.axes.size(); ++a) {
+            if (op_.axes[a].value) axis_[a] = *op_.axes[a].value;
+            if (inputs_.contains(op_.axes[a].name) && inputs_[op_.axes[a].name].is_number_integer())
+                axis_[a] = inputs_[op_.axes[a].name].get<int64_t>();
+        }
+        for (const Tensor& t : op_.inputs) {
+            if (t.role == Role::Scalar) continue;
+            if (!inputs_.contains(t.name)) throw EvalError("missing input '" + t.name + "'");
+            Buffer b;
+            std::vector<int64_t> shape;
+            flatten(inputs_[t.name], b.data, shape, 0);
+            if (!t.flat) {
+                if (shape.size() != t.shape.size())
+                    throw EvalError("'" + t.name + "' has the wrong rank");
+                for (size_t j = 0; j < shape.size(); ++j) {
+                    const Dim& d = t.shape[j];
+                    int64_t& v = axis_[static_cast<size_t>(d.axis)];
+                    if (shape[j] % d.scale != 0) throw EvalError("odd packed axis");
+                    if (v < 0) v = shape[j] / d.scale;
+                    else if (v * d.scale != shape[j])
+                        throw EvalError("'" + t.name + "' disagrees on axis '" +
+                                        op_.axes[static_cast<size_t>(d.axis)].name + "'");
+                }
+            }
+            buffers_[t.name] = std::move(b);
+        }
+        for (size_t a = 0; a < axis_.size(); ++a)
+            if (axis_[a] < 0) throw EvalError("no value for axis '" + op_.axes[a].name + "'");
+        for (const Tensor& t : op_.inputs)
+            if (t.role != Role::Scalar) {
+                Buffer& b = buffers_[t.name];
+                b.row_length = dim(t.shape.back());
+                int64_t total = 1;
+                for (const Dim& d : t.shape) total *= dim(d);
+                if (static_cast<int64_t>(b.data.size()) != total)
+                    throw EvalError("'" + t.name + "' has the wrong number of elements");
+            }
+    }
+
+    double load(const Node& n, int64_t r, int64_t c) const {
+        const Tensor& t = op_.inputs[static_cast<size_t>(n.index)];
+        const Buffer& b = buffers_.at(t.name);
+        int64_t col = n.fixed_column ? *n.fixed_column : c;
+        if (n.col_offset) col += dim(*n.col_offset);
+        int64_t at = t.role == Role::Column ? col : r * b.row_length + col;
+        if (col < 0 || col >= b.row_length || at < 0 || at >= static_cast<int64_t>(b.data.size()))
+            throw EvalError("read outside '" + t.name + "'");
+        return b.data[static_cast<size_t>(at)];
+    }
+
+    double eval(const Expr& e, int64_t r, int64_t c) {
+        const Node& n = *e;
+        auto arg = [&](size_t i) { return eval(n.args[i], r, c); };
+        switch (n.op) {
+        case Op::Const: return n.value;
+        case Op::Scalar: return inputs_.at(op_.inputs[static_cast<size_t>(n.index)].name).get<double>();
+        case Op::AxisSize: return static_cast<double>(axis_[static_cast<size_t>(n.index)]);
+        case Op::Load: return load(n, r, c);
+        case Op::Reduce: {
+            if (auto it = memo_.find(&n); it != memo_.end()) return it->second;
+            int64_t extent = dim(n.extent);
+            double acc = n.reduce_kind == ReduceKind::Sum ? 0.0
+                         : n.reduce_kind == ReduceKind::Max ? -INFINITY
+                                                            : INFINITY;
+            for (int64_t k = 0; k < extent; ++k) {
+                double v = eval(n.args[0], r, k);
+                acc = n.reduce_kind == ReduceKind::Sum ? acc + v
+                      : n.reduce_kind == ReduceKind::Max ? std::max(acc, v)
+                                                         : std::min(acc, v);
+            }
+            return memo_[&n] = acc;
+        }
+        case Op::Add: return arg(0) + arg(1);
+        case Op::Sub: return arg(0) - arg(1);
+        case Op::Mul: return arg(0) * arg(1);
+        case Op::Div: return arg(0) / arg(1);
+        case Op::Mod: return std::fmod(arg(0), arg(1));
+        case Op::Neg: return -arg(0);
+        case Op::Lt: return arg(0) < arg(1);
+        case Op::Le: return arg(0) <= arg(1);
+        case Op::Gt: return arg(0) > arg(1);
+        case Op::Ge: return arg(0) >= arg(1);
+        case Op::Eq: return arg(0) == arg(1);
+        case Op::Ne: return arg(0) != arg(1);
+        case Op::And: return (arg(0) != 0) && (arg(1) != 0);
+        case Op::Or: return (arg(0) != 0) || (arg(1) != 0);
+        case Op::Not: return arg(0) == 0;
+        case Op::Select: return arg(0) != 0 ? arg(1) : arg(2);
+        case Op::Sqrt: return std::sqrt(arg(0));
+        case Op::Exp: return std::exp(arg(0));
+        case Op::Log: return std::log(arg(0));
+        case Op::Tanh: return std::tanh(arg(0));
+        case Op::Abs: return std::fabs(arg(0));
+        case Op::Erf: return std::erf(arg(0));
+        case Op::Sigmoid: return 1.0 / (1.0 + std::exp(-arg(0)));
+        case Op::Max: return std::max(arg(0), arg(1));
+        case Op::Min: return std::min(arg(0), arg(1));
+        case Op::Pow: return std::pow(arg(0), arg(1));
+        case Op::Cast: return round_to(n.dtype, arg(0));
+        }
+        return 0;
+    }
+
+    nlohmann::json shape_like(const Tensor& t, const std::vector<double>& flat) const {
+        if (t.flat || t.shape.size() <= 1) return flat;
+        std::vector<int64_t> dims;
+        for (const Dim& d : t.shape) dims.push_back(dim(d));
+        size_t at = 0;
+        std::function<nlohmann::json(size_t)> build = [&](size_t depth) {
+            nlohmann::json a = nlohmann::json::array();
+            for (int64_t i = 0; i < dims[depth]; ++i)
+                a.push_back(depth + 1 == dims.size() ? nlohmann::json(flat[at++]) : build(depth + 1));
+            return a;
+        };
+        return build(0);
+    }
+
+    const OpIR& op_;
+    const nlohmann::json& inputs_;
+    std::vector<int64_t> axis_;
+    std::map<std::string, Buffer> buffers_;
+    std::map<const Node*, double> memo_;
+};
+
+} // namespace
+
+nlohmann::json evaluate(const OpIR& op, const nlohmann::json& inputs) {
+    return Evaluator(op, inputs).run();
+}
+
+} // namespace solbench::ir
