@@ -3,6 +3,7 @@
 set(arrays "")
 set(entries "")
 set(i 0)
+string(REPLACE "|" ";" FILES "${FILES}")
 list(SORT FILES)
 foreach(f IN LISTS FILES)
   get_filename_component(name ${f} NAME)
