@@ -1,0 +1,135 @@
+"""`python -m solbench check BUNDLE ...`: evaluate a bundle by SOL-ExecBench's rules.
+
+Exit codes: 0 when at least one workload ran and every one that ran PASSED; 1 otherwise;
+2 on usage errors or a malformed bundle/problem (the message names the file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from .problem import BundleError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # usage errors: exit code 2 without SystemExit games
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="solbench check",
+                description="Check a SOL-ExecBench bundle with the benchmark's correctness rules.")
+    p.add_argument("bundle", type=Path, help="directory with solution.json (and the problem)")
+    p.add_argument("--problem", type=Path, default=None,
+                   help="directory with definition.json and workload.jsonl (default: BUNDLE)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--workloads", type=int, default=None, metavar="N",
+                   help="only the N smallest workloads (by total elements)")
+    p.add_argument("--rounds", type=int, default=10, metavar="N",
+                   help="correctness rounds per workload (default 10, as the harness)")
+    p.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                   help="evaluation budget; workloads predicted to exceed it are skipped")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                   help="per-workload time limit (default 300)")
+    p.add_argument("--no-timing", action="store_true", help="skip GPU timing")
+    p.add_argument("-o", "--output", type=Path, default=None, metavar="TRACES.jsonl",
+                   help="write the traces (JSON Lines) here")
+    p.add_argument("--json", action="store_true", help="print one JSON summary object")
+    return p
+
+
+class _ProgressBar:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+
+    def __call__(self, done: int, total: int, uuid: str, status: str) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        bar = "#" * filled + "-" * (width - filled)
+        self.stream.write(f"\r[{bar}] {done}/{total} {uuid[:8]} {status:<20}")
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _fmt_err(v: float | str | None) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, str) or math.isnan(v) or math.isinf(v):
+        return str(v)
+    return f"{v:.3g}"
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    header = ("workload", "axes", "status", "max_abs", "max_rel", "time_s")
+    rows = [header]
+    for w in summary["workloads"]:
+        axes = ",".join(f"{k}={v}" for k, v in w["axes"].items()) or "-"
+        rows.append((w["uuid"][:8], axes, w["status"], _fmt_err(w["max_absolute_error"]),
+                     _fmt_err(w["max_relative_error"]), f"{w['seconds']:.2f}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items()))
+    lines.append("")
+    lines.append(f"{summary['solution']} on {summary['device']} ({summary['backend']}): {counts}"
+                 f" -> {'OK' if summary['ok'] else 'FAIL'}")
+    if summary["skipped"]:
+        lines.append("skipped (over --max-seconds): " + ", ".join(summary["skipped"]))
+    for w in summary["workloads"]:
+        if w["status"] not in ("PASSED", "SKIPPED") and w["log"]:
+            first = w["log"].strip().splitlines()[-1] if w["log"].strip() else ""
+            lines.append(f"  {w['uuid'][:8]} {w['status']}: {first[:200]}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .runner import CheckError, CheckOptions, run_check
+    from .trace import write_traces
+
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser()
+    try:
+        args = parser.parse_args(args_list)
+    except _UsageError as e:
+        print(parser.format_usage().rstrip(), file=sys.stderr)
+        print(str(e), file=sys.stderr)
+        return 2
+    except SystemExit as e:  # -h/--help
+        return int(e.code or 0)
+    opts = CheckOptions(bundle_dir=args.bundle, problem_dir=args.problem, device=args.device,
+                        workloads=args.workloads, rounds=args.rounds,
+                        max_seconds=args.max_seconds, timeout_s=args.timeout,
+                        timing=not args.no_timing)
+    try:
+        report = run_check(opts, progress=_ProgressBar(sys.stderr))
+    except (BundleError, CheckError) as e:
+        print(f"solbench check: error: {e}", file=sys.stderr)
+        return 2
+    if args.output is not None:
+        try:
+            write_traces(args.output, report.traces)
+        except OSError as e:
+            print(f"solbench check: error: {args.output}: {e.strerror}", file=sys.stderr)
+            return 2
+    summary = report.summary()
+    if args.json:
+        print(json.dumps(summary, default=_json_default))
+    else:
+        print(format_table(summary))
+    return 0 if report.ok else 1
+
+
+def _json_default(o: Any) -> Any:
+    return str(o)

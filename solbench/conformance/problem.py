@@ -1,0 +1,529 @@
+"""Loading and validating a problem (definition.json, workload.jsonl) and a bundle (solution.json).
+
+Stdlib only. Every error is a BundleError whose message starts with `file[:line[:col]]:`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import operator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DTYPES = (
+    "float64 float32 float16 bfloat16 float8_e4m3fn float8_e5m2 float4_e2m1 float4_e2m1fn_x2 "
+    "int64 int32 int16 int8 bool"
+).split()
+
+CPP_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+CPP_ENTRY_SUFFIXES = CPP_SOURCE_SUFFIXES + (".h", ".hpp", ".cuh")
+CPP_LANGUAGES = {"cuda_cpp", "cutlass", "cudnn", "cublas"}
+PY_LANGUAGES = {"pytorch", "triton", "cute_dsl", "cutile", "cudnn_frontend"}
+DEFAULT_CUDA_CFLAGS = ["-O3", "--use_fast_math"]
+DEFAULT_LD_FLAGS = ["-lcuda"]
+
+
+class BundleError(Exception):
+    """A problem or bundle file is missing or malformed; the message names the file."""
+
+
+def _where(path: Path, line: int | None = None, col: int | None = None) -> str:
+    out = str(path)
+    if line is not None:
+        out += f":{line}"
+        if col is not None:
+            out += f":{col}"
+    return out
+
+
+def _fail(path: Path, msg: str, line: int | None = None, col: int | None = None) -> BundleError:
+    return BundleError(f"{_where(path, line, col)}: {msg}")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _fail(path, "file not found") from None
+    except OSError as e:
+        raise _fail(path, f"cannot read: {e.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail(path, f"invalid JSON: {e.msg}", e.lineno, e.colno) from None
+
+
+def _expect(cond: bool, path: Path, msg: str, line: int | None = None) -> None:
+    if not cond:
+        raise _fail(path, msg, line)
+
+
+# ---------------------------------------------------------------------------------------------
+# definition.json
+
+
+@dataclass(frozen=True)
+class Axis:
+    name: str
+    kind: str  # "const" | "var" | "expr"
+    value: int | None = None
+    expression: str | None = None
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    name: str
+    shape: tuple[str, ...] | None  # None: a Python scalar
+    dtype: str
+
+
+@dataclass
+class Definition:
+    name: str
+    axes: dict[str, Axis]
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    reference: str
+    custom_inputs_entrypoint: str | None
+    op_type: str | None
+    path: Path
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.name for s in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.name for s in self.outputs]
+
+
+def _load_axes(path: Path, raw: Any) -> dict[str, Axis]:
+    _expect(isinstance(raw, dict), path, "'axes' must be an object")
+    axes: dict[str, Axis] = {}
+    for name, spec in raw.items():
+        _expect(isinstance(spec, dict), path, f"axis '{name}' must be an object")
+        kind = spec.get("type")
+        if kind == "const":
+            value = spec.get("value")
+            _expect(
+                isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                path,
+                f"const axis '{name}' needs a non-negative integer 'value'",
+            )
+            axes[name] = Axis(name, "const", value=value)
+        elif kind == "var":
+            axes[name] = Axis(name, "var")
+        elif kind == "expr":
+            expr = spec.get("expression")
+            _expect(isinstance(expr, str) and expr.strip() != "", path,
+                    f"expr axis '{name}' needs an 'expression' string")
+            try:
+                _check_expression(expr, set(raw))
+            except ValueError as e:
+                raise _fail(path, f"axis '{name}': {e}") from None
+            axes[name] = Axis(name, "expr", expression=expr)
+        else:
+            raise _fail(path, f"axis '{name}' has unknown type {kind!r} (const, var or expr)")
+    return axes
+
+
+def _load_tensor_specs(path: Path, raw: Any, what: str, axes: dict[str, Axis]) -> list[TensorSpec]:
+    _expect(isinstance(raw, dict) and len(raw) > 0, path, f"'{what}' must be a non-empty object")
+    specs = []
+    for name, spec in raw.items():
+        _expect(isinstance(spec, dict), path, f"{what} '{name}' must be an object")
+        dtype = spec.get("dtype")
+        _expect(dtype in DTYPES, path, f"{what} '{name}' has unknown dtype {dtype!r}")
+        shape = spec.get("shape")
+        if shape is not None:
+            _expect(isinstance(shape, list) and all(isinstance(a, str) for a in shape), path,
+                    f"{what} '{name}': 'shape' must be a list of axis names or null")
+            for a in shape:
+                _expect(a in axes, path, f"{what} '{name}': shape names undefined axis '{a}'")
+            shape = tuple(shape)
+        specs.append(TensorSpec(name, shape, dtype))
+    return specs
+
+
+def load_definition(path: Path) -> Definition:
+    path = Path(path)
+    raw = _read_json(path)
+    _expect(isinstance(raw, dict), path, "top level must be an object")
+    name = raw.get("name")
+    _expect(isinstance(name, str) and name != "", path, "'name' must be a non-empty string")
+    axes = _load_axes(path, raw.get("axes", {}))
+    inputs = _load_tensor_specs(path, raw.get("inputs"), "inputs", axes)
+    outputs = _load_tensor_specs(path, raw.get("outputs"), "outputs", axes)
+    in_names = {s.name for s in inputs}
+    for s in inputs:
+        _expect(s.name not in axes, path, f"input '{s.name}' has the name of an axis")
+    for s in outputs:
+        _expect(s.name not in in_names, path, f"output '{s.name}' has the name of an input")
+    reference = raw.get("reference")
+    _expect(isinstance(reference, str) and reference.strip() != "", path,
+            "'reference' must be Python source defining run()")
+    entry = raw.get("custom_inputs_entrypoint")
+    _expect(entry is None or isinstance(entry, str), path,
+            "'custom_inputs_entrypoint' must be a string")
+    op_type = raw.get("op_type")
+    return Definition(name, axes, inputs, outputs, reference, entry,
+                      op_type if isinstance(op_type, str) else None, path, raw)
+
+
+# ---------------------------------------------------------------------------------------------
+# Axis expressions: arithmetic over axis names only, evaluated without eval().
+
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_UNOPS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def _parse_expression(expr: str) -> ast.expr:
+    try:
+        return ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise ValueError(f"cannot parse expression {expr!r}: {e.msg}") from None
+
+
+def _names_in(node: ast.expr) -> set[str]:
+    names: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+        elif not isinstance(sub, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Load, ast.operator,
+                                  ast.unaryop)):
+            raise ValueError(f"only arithmetic over axis names is allowed, found {type(sub).__name__}")
+        elif isinstance(sub, ast.BinOp) and type(sub.op) not in _BINOPS:
+            raise ValueError(f"operator {type(sub.op).__name__} is not allowed")
+        elif isinstance(sub, ast.Constant) and (
+            isinstance(sub.value, bool) or not isinstance(sub.value, (int, float))
+        ):
+            raise ValueError(f"constant {sub.value!r} is not a number")
+    return names
+
+
+def _check_expression(expr: str, axis_names: set[str]) -> None:
+    for n in _names_in(_parse_expression(expr)):
+        if n not in axis_names:
+            raise ValueError(f"expression {expr!r} names unknown axis '{n}'")
+
+
+def eval_expression(expr: str, values: dict[str, int]) -> int:
+    """Evaluate an axis expression over known axis values; the result must be a whole number."""
+
+    def ev(node: ast.expr) -> int | float:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in values:
+                raise ValueError(f"axis '{node.id}' has no value")
+            return values[node.id]
+        if isinstance(node, ast.UnaryOp):
+            return _UNOPS[type(node.op)](ev(node.operand))
+        if isinstance(node, ast.BinOp):
+            lhs, rhs = ev(node.left), ev(node.right)
+            if isinstance(node.op, (ast.Pow,)) and abs(rhs) > 64:
+                raise ValueError("exponent too large")
+            try:
+                return _BINOPS[type(node.op)](lhs, rhs)
+            except ZeroDivisionError:
+                raise ValueError(f"division by zero in {expr!r}") from None
+        raise ValueError(f"unsupported syntax in {expr!r}")
+
+    root = _parse_expression(expr)
+    _names_in(root)  # reject anything but arithmetic before evaluating
+    result = ev(root)
+    if isinstance(result, float):
+        if not result.is_integer():
+            raise ValueError(f"expression {expr!r} is not a whole number ({result})")
+        result = int(result)
+    return result
+
+
+def resolve_axes(defn: Definition, var_values: dict[str, Any]) -> dict[str, int]:
+    """All axis values: const from the definition, var from the workload, expr evaluated."""
+    values: dict[str, int] = {}
+    for axis in defn.axes.values():
+        if axis.kind == "const":
+            values[axis.name] = int(axis.value or 0)
+        elif axis.kind == "var":
+            v = var_values.get(axis.name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"var axis '{axis.name}' needs a non-negative integer value")
+            values[axis.name] = v
+    pending = [a for a in defn.axes.values() if a.kind == "expr"]
+    while pending:  # exprs may use other exprs; resolve until no progress
+        progressed = False
+        for axis in list(pending):
+            needed = _names_in(_parse_expression(axis.expression or ""))
+            if needed <= values.keys():
+                values[axis.name] = eval_expression(axis.expression or "", values)
+                pending.remove(axis)
+                progressed = True
+        if not progressed:
+            raise ValueError("cyclic axis expressions: " + ", ".join(a.name for a in pending))
+    return values
+
+
+def shape_of(spec: TensorSpec, axes: dict[str, int]) -> tuple[int, ...] | None:
+    return None if spec.shape is None else tuple(axes[a] for a in spec.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# workload.jsonl
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    max_atol: float = 1e-2
+    max_rtol: float = 1e-2
+    required_matched_ratio: float = 0.99
+    max_error_cap: float | None = None
+    allow_negative_inf: bool = False
+
+    @staticmethod
+    def from_json(raw: Any) -> "Tolerance":
+        """Unknown keys are ignored silently, as the harness does."""
+        if not isinstance(raw, dict):
+            return Tolerance()
+        d = Tolerance()
+        cap = raw.get("max_error_cap", d.max_error_cap)
+        return Tolerance(
+            max_atol=float(raw.get("max_atol", d.max_atol)),
+            max_rtol=float(raw.get("max_rtol", d.max_rtol)),
+            required_matched_ratio=float(raw.get("required_matched_ratio",
+                                                 d.required_matched_ratio)),
+            max_error_cap=None if cap is None else float(cap),
+            allow_negative_inf=bool(raw.get("allow_negative_inf", d.allow_negative_inf)),
+        )
+
+
+@dataclass
+class Workload:
+    uuid: str
+    axes: dict[str, int]  # the var axes, as written
+    inputs: dict[str, dict[str, Any]]
+    tolerance: Tolerance
+    line: int
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+
+
+_INPUT_KINDS = ("random", "scalar", "safetensors", "custom")
+
+
+def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) -> Workload:
+    _expect(isinstance(raw, dict), path, "a workload must be a JSON object", line)
+    uid = raw.get("uuid")
+    _expect(isinstance(uid, str) and uid != "", path, "'uuid' must be a non-empty string", line)
+    axes = raw.get("axes", {})
+    _expect(isinstance(axes, dict), path, "'axes' must be an object", line)
+    inputs = raw.get("inputs", {})
+    _expect(isinstance(inputs, dict), path, "'inputs' must be an object", line)
+    kinds = set()
+    for name, spec in inputs.items():
+        _expect(isinstance(spec, dict) and spec.get("type") in _INPUT_KINDS, path,
+                f"input '{name}' needs type random|scalar|safetensors|custom", line)
+        kinds.add(spec["type"])
+        if spec["type"] == "scalar":
+            _expect("value" in spec, path, f"scalar input '{name}' needs a 'value'", line)
+        if spec["type"] == "safetensors":
+            _expect(isinstance(spec.get("path"), str) and isinstance(spec.get("tensor_key"), str),
+                    path, f"safetensors input '{name}' needs 'path' and 'tensor_key'", line)
+    _expect(not ("custom" in kinds and len(kinds) > 1), path,
+            "custom inputs may not be mixed with other kinds", line)
+    if defn is not None:
+        for axis in defn.axes.values():
+            if axis.kind == "var":
+                v = axes.get(axis.name)
+                _expect(isinstance(v, int) and not isinstance(v, bool) and v >= 0, path,
+                        f"var axis '{axis.name}' needs a non-negative integer", line)
+        if "custom" not in kinds:
+            for spec in defn.inputs:
+                _expect(spec.name in inputs, path, f"input '{spec.name}' is not described", line)
+        else:
+            _expect(defn.custom_inputs_entrypoint is not None, path,
+                    "custom inputs need the definition's custom_inputs_entrypoint", line)
+        try:
+            resolve_axes(defn, axes)
+        except ValueError as e:
+            raise _fail(path, str(e), line) from None
+    return Workload(uid, dict(axes), dict(inputs), Tolerance.from_json(raw.get("tolerance")),
+                    line, raw)
+
+
+def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]:
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise _fail(path, "file not found") from None
+    except OSError as e:
+        raise _fail(path, f"cannot read: {e.strerror}") from None
+    out = []
+    for i, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise _fail(path, f"invalid JSON: {e.msg}", i, e.colno) from None
+        out.append(_check_workload(path, i, raw, defn))
+    _expect(len(out) > 0, path, "no workloads")
+    return out
+
+
+def parse_workload_line(path: Path, line: int, text: str, defn: Definition | None) -> Workload:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail(path, f"invalid JSON: {e.msg}", line, e.colno) from None
+    return _check_workload(path, line, raw, defn)
+
+
+# ---------------------------------------------------------------------------------------------
+# solution.json
+
+
+@dataclass(frozen=True)
+class Source:
+    path: str
+    content: str
+
+
+@dataclass
+class Solution:
+    name: str
+    definition: str
+    author: str
+    languages: list[str]
+    target_hardware: list[str]
+    entry_file: str
+    entry_function: str
+    destination_passing_style: bool
+    cflags: list[str]
+    cuda_cflags: list[str]
+    ld_flags: list[str]
+    sources: list[Source]
+    path: Path
+
+    def compiled_sources(self) -> list[str]:
+        """Only top-level C/C++/CUDA files are compiled, as in the harness."""
+        return [s.path for s in self.sources
+                if "/" not in s.path and s.path.endswith(CPP_SOURCE_SUFFIXES)]
+
+
+def _str_list(path: Path, v: Any, what: str, default: list[str]) -> list[str]:
+    if v is None:
+        return list(default)
+    _expect(isinstance(v, list) and all(isinstance(x, str) for x in v), path,
+            f"'{what}' must be a list of strings")
+    return list(v)
+
+
+def load_solution(path: Path) -> Solution:
+    path = Path(path)
+    raw = _read_json(path)
+    _expect(isinstance(raw, dict), path, "top level must be an object")
+    name = raw.get("name")
+    _expect(isinstance(name, str) and name != "", path, "'name' must be a non-empty string")
+    defname = raw.get("definition")
+    _expect(isinstance(defname, str) and defname != "", path, "'definition' must be a string")
+    author = raw.get("author", "")
+    _expect(isinstance(author, str), path, "'author' must be a string")
+    spec = raw.get("spec")
+    _expect(isinstance(spec, dict), path, "'spec' must be an object")
+    langs = _str_list(path, spec.get("languages"), "spec.languages", [])
+    _expect(len(langs) > 0, path, "'spec.languages' must not be empty")
+    _expect(set(langs) <= CPP_LANGUAGES, path,
+            f"only the C++ family {sorted(CPP_LANGUAGES)} can be checked, got {langs}")
+    hw = _str_list(path, spec.get("target_hardware"), "spec.target_hardware", [])
+    _expect(len(hw) > 0 and all(h in ("B200", "LOCAL") for h in hw), path,
+            "'spec.target_hardware' must list B200 and/or LOCAL (upper case)")
+    entry = spec.get("entry_point")
+    _expect(isinstance(entry, str) and entry.count("::") == 1, path,
+            "'spec.entry_point' must be 'file::function' with exactly one '::'")
+    entry_file, entry_fn = entry.split("::")
+    _expect(entry_file.endswith(CPP_ENTRY_SUFFIXES) and entry_fn != "", path,
+            f"entry point file {entry_file!r} must be a C++/CUDA file")
+    binding = spec.get("binding", "torch")
+    _expect(binding == "torch", path, "'spec.binding' must be \"torch\"")
+    dps = spec.get("destination_passing_style", True)
+    _expect(isinstance(dps, bool), path, "'spec.destination_passing_style' must be a boolean")
+    opts = spec.get("compile_options") or {}
+    _expect(isinstance(opts, dict), path, "'spec.compile_options' must be an object")
+    cflags = _str_list(path, opts.get("cflags"), "cflags", [])
+    cuda_cflags = _str_list(path, opts.get("cuda_cflags"), "cuda_cflags", DEFAULT_CUDA_CFLAGS)
+    ld_flags = _str_list(path, opts.get("ld_flags"), "ld_flags", DEFAULT_LD_FLAGS)
+    srcs = raw.get("sources")
+    _expect(isinstance(srcs, list) and len(srcs) > 0, path, "'sources' must be a non-empty list")
+    sources: list[Source] = []
+    seen: set[str] = set()
+    for i, s in enumerate(srcs):
+        _expect(isinstance(s, dict) and isinstance(s.get("path"), str)
+                and isinstance(s.get("content"), str), path,
+                f"sources[{i}] needs string 'path' and 'content'")
+        p = s["path"]
+        parts = p.split("/")
+        _expect(p != "" and not p.startswith("/") and ".." not in parts and "\\" not in p, path,
+                f"sources[{i}]: path {p!r} must be relative without '..'")
+        _expect(p not in seen, path, f"sources[{i}]: duplicate path {p!r}")
+        _expect(s["content"] != "", path, f"sources[{i}]: {p!r} has empty content")
+        seen.add(p)
+        sources.append(Source(p, s["content"]))
+    _expect(entry_file in seen, path, f"entry point file {entry_file!r} is not among the sources")
+    sol = Solution(name, defname, author, langs, hw, entry_file, entry_fn, dps, cflags,
+                   cuda_cflags, ld_flags, sources, path)
+    _expect(len(sol.compiled_sources()) > 0, path, "no top-level .cu/.cpp/.cc/.cxx/.c source")
+    return sol
+
+
+# ---------------------------------------------------------------------------------------------
+# A bundle: solution.json + sources, and a problem dir (the bundle itself by default).
+
+
+@dataclass
+class Bundle:
+    solution: Solution
+    definition: Definition
+    workloads: list[Workload]
+    bundle_dir: Path
+    problem_dir: Path
+
+
+def load_bundle(bundle_dir: Path, problem_dir: Path | None = None) -> Bundle:
+    bundle_dir = Path(bundle_dir)
+    if not bundle_dir.is_dir():
+        raise BundleError(f"{bundle_dir}: not a directory")
+    problem = Path(problem_dir) if problem_dir is not None else bundle_dir
+    if not problem.is_dir():
+        raise BundleError(f"{problem}: not a directory")
+    sol = load_solution(bundle_dir / "solution.json")
+    defn = load_definition(problem / "definition.json")
+    if sol.definition != defn.name:
+        raise BundleError(f"{sol.path}: 'definition' is {sol.definition!r} but "
+                          f"{defn.path} names {defn.name!r}")
+    workloads = load_workloads(problem / "workload.jsonl", defn)
+    return Bundle(sol, defn, workloads, bundle_dir, problem)
+
+
+def workload_elements(defn: Definition, w: Workload) -> int:
+    """Total elements of all inputs and outputs: the cost estimate used to order and budget."""
+    axes = resolve_axes(defn, w.axes)
+    total = 0
+    for spec in defn.inputs + defn.outputs:
+        shape = shape_of(spec, axes)
+        n = 1
+        for d in shape or ():
+            n *= d
+        total += n
+    return total

@@ -1,0 +1,127 @@
+"""The correctness comparison of sol-execbench.md §3, one output of one round at a time."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .problem import Tolerance
+
+
+class Status(str, enum.Enum):
+    PASSED = "PASSED"
+    INCORRECT_SHAPE = "INCORRECT_SHAPE"
+    INCORRECT_NUMERICAL = "INCORRECT_NUMERICAL"
+    INCORRECT_DTYPE = "INCORRECT_DTYPE"
+    RUNTIME_ERROR = "RUNTIME_ERROR"
+    COMPILE_ERROR = "COMPILE_ERROR"
+    TIMEOUT = "TIMEOUT"
+    REWARD_HACK = "REWARD_HACK"
+    INVALID_REFERENCE = "INVALID_REFERENCE"
+
+
+@dataclass
+class Comparison:
+    status: Status
+    message: str = ""
+    max_absolute_error: float = 0.0
+    max_relative_error: float = 0.0
+    matched_ratio: float = 1.0
+    has_nan: bool = False
+    has_inf: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+
+def compare_output(name: str, sol: Any, ref: torch.Tensor, tol: Tolerance,
+                   *, check_type: bool = True) -> Comparison:
+    """Compare one solution output with the reference's.
+
+    check_type applies the round-0 checks (a real torch.Tensor, exact dtype); shape is checked
+    in every round since tensors of different shapes cannot be compared elementwise.
+    """
+    if check_type or not isinstance(sol, torch.Tensor):
+        if not isinstance(sol, torch.Tensor):
+            return Comparison(Status.INCORRECT_DTYPE,
+                              f"output '{name}' is a {type(sol).__name__}, not a torch.Tensor")
+        if type(sol) is not torch.Tensor and not isinstance(sol, torch.nn.Parameter):
+            return Comparison(Status.REWARD_HACK,
+                              f"output '{name}' is a {type(sol).__name__}, a Tensor subclass")
+    if tuple(sol.shape) != tuple(ref.shape):
+        return Comparison(Status.INCORRECT_SHAPE,
+                          f"output '{name}' has shape {tuple(sol.shape)}, expected {tuple(ref.shape)}")
+    if check_type and sol.dtype != ref.dtype:
+        return Comparison(Status.INCORRECT_DTYPE,
+                          f"output '{name}' has dtype {sol.dtype}, expected {ref.dtype}")
+    x = sol.detach().to(device="cpu", dtype=torch.float32)
+    y = ref.detach().to(device="cpu", dtype=torch.float32)
+    return compare_values(name, x, y, tol)
+
+
+def compare_values(name: str, x: torch.Tensor, y: torch.Tensor, tol: Tolerance) -> Comparison:
+    """The numeric rules on float32 tensors of equal shape: x the solution, y the reference."""
+    n = x.numel()
+    if n == 0:
+        return Comparison(Status.PASSED)
+    both_neg_inf = (x == float("-inf")) & (y == float("-inf"))
+    excused = both_neg_inf if tol.allow_negative_inf else torch.zeros_like(both_neg_inf)
+    x_nan, y_nan = bool(torch.isnan(x).any()), bool(torch.isnan(y).any())
+    x_inf = bool((torch.isinf(x) & ~excused).any())
+    y_inf = bool((torch.isinf(y) & ~excused).any())
+    if x_nan or y_nan or x_inf or y_inf:
+        who = "solution" if (x_nan or x_inf) else "reference"
+        what = "NaN" if (x_nan or y_nan) else "Inf"
+        return Comparison(Status.INCORRECT_NUMERICAL, f"output '{name}': {what} in the {who}",
+                          float("nan") if (x_nan or y_nan) else float("inf"),
+                          float("nan") if (x_nan or y_nan) else float("inf"),
+                          0.0, x_nan, x_inf)
+    abs_err = torch.where(excused, torch.zeros_like(x), (x - y).abs())
+    y_abs = torch.where(excused, torch.zeros_like(y), y.abs())
+    max_abs = float(abs_err.max())
+    max_rel = float((abs_err / y_abs.clamp(min=tol.max_atol)).max()) if tol.max_atol > 0 else float(
+        (abs_err / y_abs).nan_to_num(nan=0.0).max())
+    if bool((x == 0).all()) and not bool((y == 0).all()):
+        return Comparison(Status.INCORRECT_NUMERICAL,
+                          f"output '{name}' is all zeros but the reference is not",
+                          max_abs, max_rel, 0.0)
+    bound = tol.max_atol + tol.max_rtol * y_abs
+    matched = int(((abs_err <= bound) | excused).sum())
+    ratio = matched / n
+    if ratio < tol.required_matched_ratio:
+        return Comparison(
+            Status.INCORRECT_NUMERICAL,
+            f"output '{name}': {n - matched} of {n} elements exceed atol {tol.max_atol} + rtol "
+            f"{tol.max_rtol}*|ref| (matched {ratio:.6f} < {tol.required_matched_ratio})",
+            max_abs, max_rel, ratio)
+    if tol.max_error_cap is not None and max_abs > tol.max_error_cap:
+        return Comparison(Status.INCORRECT_NUMERICAL,
+                          f"output '{name}': max abs error {max_abs:.6g} exceeds the cap "
+                          f"{tol.max_error_cap}", max_abs, max_rel, ratio)
+    return Comparison(Status.PASSED, "", max_abs, max_rel, ratio)
+
+
+def compare_outputs(sol_outputs: list[Any], ref_outputs: list[torch.Tensor], names: list[str],
+                    tol: Tolerance, round_index: int) -> Comparison:
+    """All outputs of one round; the first failure decides, errors are maxed over outputs."""
+    total = Comparison(Status.PASSED)
+    for name, sol, ref in zip(names, sol_outputs, ref_outputs):
+        c = compare_output(name, sol, ref, tol, check_type=(round_index == 0))
+        total.max_absolute_error = max(total.max_absolute_error, c.max_absolute_error)
+        total.max_relative_error = max(total.max_relative_error, c.max_relative_error)
+        total.has_nan |= c.has_nan
+        total.has_inf |= c.has_inf
+        total.matched_ratio = min(total.matched_ratio, c.matched_ratio)
+        if not c.passed:
+            if math.isfinite(c.max_absolute_error):  # keep NaN/Inf markers as they are
+                c.max_absolute_error = total.max_absolute_error
+                c.max_relative_error = total.max_relative_error
+            if c.message:
+                c.message = f"round {round_index}: {c.message}"
+            return c
+    return total
