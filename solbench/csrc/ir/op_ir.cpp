@@ -198,6 +198,7 @@ struct Printer {
     const std::map<const Node*, std::string>& reduce_names;
 
     std::string operator()(const Expr& e) const {
+        if (auto it = reduce_names.find(e.get()); it != reduce_names.end()) return it->second;
         const Node& n = *e;
         switch (n.op) {
         case Op::Const: return format_number(n.value);
@@ -209,11 +210,8 @@ struct Printer {
             if (n.col_offset) col += " + " + dim_text(op, *n.col_offset);
             return t.name + (t.role == Role::Column ? "[" + col + "]" : "[r, " + col + "]");
         }
-        case Op::Reduce: {
-            auto it = reduce_names.find(&n);
-            if (it != reduce_names.end()) return it->second;
+        case Op::Reduce:
             return std::string(to_string(n.reduce_kind)) + "_c(" + (*this)(n.args[0]) + ")";
-        }
         case Op::Cast:
             return std::string("(") + (*this)(n.args[0]) + " as " + benchmark_name(n.dtype) + ")";
         case Op::Neg: return "-" + (*this)(n.args[0]);
@@ -255,6 +253,27 @@ std::string print(const OpIR& op, const Expr& e) {
     return Printer{op, none}(e);
 }
 
+namespace {
+
+// Nodes used more than once (other than leaves) are printed once, as named
+// temporaries, so the text stays linear in the size of the expression DAG.
+std::vector<const Node*> shared_nodes(const OpIR& op) {
+    std::map<const Node*, int> uses;
+    std::vector<const Node*> order;
+    std::function<void(const Expr&)> count = [&](const Expr& e) {
+        if (uses[e.get()]++ > 0) return;
+        for (const Expr& a : e->args) count(a);
+        order.push_back(e.get()); // post-order: operands first
+    };
+    for (const Expr& v : op.values) count(v);
+    std::vector<const Node*> shared;
+    for (const Node* n : order)
+        if (uses[n] > 1 && n->op != Op::Reduce && arity(n->op) > 0) shared.push_back(n);
+    return shared;
+}
+
+} // namespace
+
 std::string print(const OpIR& op) {
     std::ostringstream out;
     out << "op " << op.name << "\n";
@@ -271,14 +290,40 @@ std::string print(const OpIR& op) {
     };
     for (const Tensor& t : op.inputs) tensor_line("in ", t);
     for (const Tensor& t : op.outputs) tensor_line("out", t);
-    auto names = name_reductions(op);
-    Printer p{op, names};
-    for (const Expr& r : reductions_in_order(op)) {
-        std::map<const Node*, std::string> inner = names;
-        inner.erase(r.get()); // print the definition, not the name
-        out << "  " << names[r.get()] << "[r] = " << to_string(r->reduce_kind) << " over c < "
-            << dim_text(op, r->extent) << " of " << Printer{op, inner}(r->args[0]) << "\n";
+    std::map<const Node*, std::string> names = name_reductions(op);
+    std::set<const Node*> reductions;
+    for (const auto& [node, name] : names) reductions.insert(node);
+    // Temporaries and reductions are defined in dependency (post-)order.
+    std::map<const Node*, int> order_index;
+    std::vector<const Node*> defs;
+    {
+        std::set<const Node*> seen;
+        std::set<const Node*> shared;
+        for (const Node* n : shared_nodes(op)) shared.insert(n);
+        std::function<void(const Node*)> visit = [&](const Node* n) {
+            if (!seen.insert(n).second) return;
+            for (const Expr& a : n->args) visit(a.get());
+            if (reductions.count(n) || shared.count(n)) defs.push_back(n);
+        };
+        for (const Expr& v : op.values) visit(v.get());
     }
+    int temp = 0;
+    for (const Node* n : defs) {
+        std::map<const Node*, std::string> inner = names;
+        inner.erase(n); // print the definition, not the name
+        Printer p{op, inner};
+        if (n->op == Op::Reduce) {
+            out << "  " << names[n] << "[r] = " << to_string(n->reduce_kind) << " over c < "
+                << dim_text(op, n->extent) << " of " << p(n->args[0]) << "\n";
+        } else {
+            std::string name = "t" + std::to_string(temp++);
+            // A temporary keeps its node alive through the expressions that own it.
+            Expr self(std::shared_ptr<const Node>(), n);
+            out << "  " << name << " = " << p(self) << "\n";
+            names[n] = name;
+        }
+    }
+    Printer p{op, names};
     for (size_t i = 0; i < op.outputs.size() && i < op.values.size(); ++i) {
         const Tensor& t = op.outputs[i];
         out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "

@@ -363,6 +363,10 @@ Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
 Value Raiser::call_helper(const ast::Function& f, std::vector<Value> args, SourcePos pos) {
     if (helper_stack_.size() > 64)
         refuse(pos, Rule::Recursion, "helpers nested more than 64 deep");
+    // Inlining copies a helper's body per call; a chain of helpers that each
+    // call the next twice would grow exponentially.
+    if (++inlined_calls_ > 20000)
+        refuse(pos, Rule::Unsupported, "the op inlines more than 20000 helper calls");
     auto saved = std::move(scopes_);
     scopes_.clear();
     scopes_.emplace_back();

@@ -191,6 +191,7 @@ class Raiser {
     std::vector<LoopInfo> all_loops_;    // every loop raised, indexed by id
     std::vector<std::map<std::string, Binding>> scopes_;
     std::vector<std::string> helper_stack_;
+    long inlined_calls_ = 0;
     std::map<std::string, ir::Expr> placeholders_; // carried variables of open column loops
     std::optional<Value> returned_;                // the op's `Return`
     // A problem that is only reported if nothing more specific is found later.
