@@ -1,0 +1,160 @@
+"""solbench's CUDA execution layer: build a CUDA submission's sources for the CPU and run them.
+
+The same ``kernel.cu`` text that nvcc builds for the GPU is copied byte-identical to a ``.cpp``
+file and compiled by g++ against torch's CPU build, with the engine header
+(``include/solbench_cuda_host.h``) force-included and shim headers (``cuda_runtime.h``,
+``cuda_bf16.h``, ``cuda_fp16.h``, ``ATen/cuda/CUDAContext.h``, ``c10/cuda/CUDAGuard.h``) first on
+the include path. ``cudaLaunchKernelEx`` then runs the grid with CUDA's semantics: one fiber per
+thread, warp collectives and ``__syncthreads`` as rendezvous, bounds-checked dynamic shared
+memory, and kernel faults raised as ``RuntimeError`` naming the kernel, block and thread.
+
+Tensors made by :func:`guarded_empty` / :func:`guarded_copy` end exactly at an inaccessible page,
+so a kernel that reads or writes one element past the end faults instead of corrupting memory.
+See docs/cpu-backend.md.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+__all__ = [
+    "include_dir",
+    "engine_header",
+    "cpu_cflags",
+    "load_cpu_extension",
+    "guarded_empty",
+    "guarded_copy",
+]
+
+_INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def include_dir() -> str:
+    """The directory holding the shim headers (must precede torch's include paths)."""
+    return str(_INCLUDE_DIR)
+
+
+def engine_header() -> str:
+    """The engine header that is force-included into every translation unit."""
+    return str(_INCLUDE_DIR / "solbench_cuda_host.h")
+
+
+def cpu_cflags(source_dirs: Iterable[str] = ()) -> list[str]:
+    """The compiler flags that make CUDA sources build as host C++ against torch's CPU build.
+
+    -fno-strict-aliasing: kernels pun between uint4, bf16 pairs and scalars as nvcc permits.
+    """
+    flags = ["-O2", "-std=c++20", "-fno-strict-aliasing", "-include", engine_header(),
+             "-I", include_dir()]
+    for d in source_dirs:
+        flags += ["-I", str(d)]
+    return flags
+
+
+def _staged_name(src: Path) -> str:
+    # kernel.cu -> kernel_cu.cpp: distinct for kernel.cu and kernel.cpp, and always a C++ suffix
+    # so torch.utils.cpp_extension compiles it with the host compiler, never nvcc.
+    return f"{src.stem}_{src.suffix.lstrip('.')}.cpp"
+
+
+def _stage(src: Path, build_dir: Path) -> str:
+    data = src.read_bytes()
+    dst = build_dir / _staged_name(src)
+    # Rewrite only on change so ninja's timestamps keep an unchanged build up to date.
+    if not dst.exists() or dst.read_bytes() != data:
+        dst.write_bytes(data)
+    return str(dst)
+
+
+def load_cpu_extension(name: str, sources: list[str], build_directory: str,
+                       extra_cflags: Sequence[str] = (), verbose: bool = False) -> Any:
+    """Build CUDA submission sources for the CPU backend and import the resulting module.
+
+    Each source is copied byte-identical into ``build_directory`` as a ``.cpp`` file and built
+    with ``torch.utils.cpp_extension.load``; headers next to the originals stay reachable through
+    ``-I <their directory>``. The module's functions take CPU tensors.
+    """
+    from torch.utils import cpp_extension
+
+    build_dir = Path(build_directory)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    originals = [Path(s).resolve() for s in sources]
+    for src in originals:
+        if src.suffix not in _SOURCE_SUFFIXES:
+            raise ValueError(f"{src}: not a compilable source (expected one of {_SOURCE_SUFFIXES})")
+    staged = [_stage(src, build_dir) for src in originals]
+    source_dirs = list(dict.fromkeys(str(src.parent) for src in originals))
+    flags = cpu_cflags(source_dirs) + list(extra_cflags)
+    try:
+        return cpp_extension.load(name=name, sources=staged, extra_cflags=flags,
+                                  build_directory=str(build_dir), with_cuda=False,
+                                  verbose=verbose)
+    except ImportError as e:
+        if "undefined symbol" in str(e):
+            raise ImportError(
+                f"{e}\nhint: the CPU backend resolves dynamic shared memory only when it is "
+                "declared exactly as `extern __shared__ __align__(16) unsigned char smem[];` at "
+                "global namespace scope (docs/kernel-contract.md)") from e
+        raise
+
+
+# --------------------------------------------------------------------------- guarded tensors
+
+_PAGE = mmap.PAGESIZE
+_PROT_NONE = 0
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.mprotect.restype = ctypes.c_int
+
+
+def _protect(address: int, length: int) -> None:
+    if _libc.mprotect(address, length, _PROT_NONE) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mprotect failed: {os.strerror(err)}")
+
+
+def guarded_empty(shape: Sequence[int], dtype: Any) -> Any:
+    """An uninitialised contiguous CPU tensor whose last byte is followed by a PROT_NONE page.
+
+    The storage lives in its own anonymous mapping [guard page][data pages][guard page] and ends
+    exactly where the upper guard begins, so an access one element past the end faults (and the
+    CPU backend reports it). The tensor keeps the mapping alive. The start is aligned to the
+    element size, and to 16 bytes when the byte size is a multiple of 16.
+    """
+    import torch
+
+    shape = tuple(int(s) for s in shape)
+    numel = 1
+    for s in shape:
+        if s < 0:
+            raise ValueError(f"negative dimension in shape {shape}")
+        numel *= s
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    nbytes = numel * itemsize
+    if nbytes == 0:
+        return torch.empty(shape, dtype=dtype)
+    data_pages = -(-nbytes // _PAGE)
+    region = mmap.mmap(-1, (data_pages + 2) * _PAGE,
+                       flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+                       prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    anchor = ctypes.c_char.from_buffer(region)
+    base = ctypes.addressof(anchor)
+    del anchor  # release the buffer export; the address stays valid while `region` lives
+    _protect(base, _PAGE)
+    _protect(base + (data_pages + 1) * _PAGE, _PAGE)
+    offset = (data_pages + 1) * _PAGE - nbytes
+    # frombuffer holds a reference to `region`, so the mapping lives as long as the storage.
+    flat = torch.frombuffer(region, dtype=torch.uint8, count=nbytes, offset=offset)
+    return flat.view(dtype).view(shape)
+
+
+def guarded_copy(t: Any) -> Any:
+    """A guarded (see :func:`guarded_empty`) contiguous CPU copy of ``t``."""
+    out = guarded_empty(tuple(t.shape), t.dtype)
+    out.copy_(t.detach().to("cpu"))
+    return out
