@@ -54,7 +54,7 @@ const OpDescription& recognized(const Compiled& c) {
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "solbench's C++ core: parse, explain, recognize, emit and package LOGOS ops";
-    static py::exception<OpError> op_error(m, "OpError", PyExc_ValueError);
+    py::register_exception<OpError>(m, "OpError", PyExc_ValueError);
 
     m.def(
         "explain",

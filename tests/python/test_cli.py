@@ -1,0 +1,108 @@
+"""solgen's command line as a user meets it: explain (text and JSON), run,
+exit codes, and the Python binding giving the same answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "corpus"
+
+
+def solgen(*args: str, **kw) -> subprocess.CompletedProcess:
+    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=30, **kw)
+
+
+def test_explain_json_recognized() -> None:
+    p = solgen("explain", "--json", str(SHARED / "accept" / "rmsnorm.lg"))
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert j["op"] == "rmsnorm" and j["family"] == "fused_row"
+    assert [i["name"] for i in j["inputs"]] == ["hidden_states", "weight"]
+    assert j["outputs"] == [{"name": "output", "rank": 2, "dtype": "bfloat16",
+                             "shape": ["batch_size", "hidden_size"]}]
+    assert {"name": "hidden_size", "const": None} in j["axes"]
+    assert p.stdout.count("\n") == 1  # exactly one JSON object
+
+
+def test_explain_json_refused_names_line_and_rule() -> None:
+    p = solgen("explain", "--json", str(SHARED / "refuse" / "gather.lg"))
+    assert p.returncode == 2
+    r = json.loads(p.stdout)["refused"]
+    assert r["rule"] == "data-dependent-index" and r["line"] == 6 and r["col"] > 0
+
+
+def test_explain_json_syntax_errors() -> None:
+    p = solgen("explain", "--json", str(SHARED / "refuse" / "bad_syntax.lg"))
+    assert p.returncode == 2
+    errors = json.loads(p.stdout)["errors"]
+    assert [e["line"] for e in errors] == [3, 4]
+    assert "Flaot32" in errors[0]["message"]
+
+
+def test_explain_text_refusal_is_a_compiler_style_diagnostic() -> None:
+    path = SHARED / "refuse" / "cumsum.lg"
+    p = solgen("explain", str(path))
+    assert p.returncode == 2
+    first = p.stderr.splitlines()[0]
+    assert first.startswith(f"{path}:") and ": error: refused (scan)" in first
+    assert "^" in p.stderr  # the caret under the column
+
+
+def test_missing_file_is_a_usage_error() -> None:
+    p = solgen("explain", "/nonexistent/op.lg")
+    assert p.returncode == 1
+    assert "/nonexistent/op.lg" in p.stderr
+
+
+def test_unknown_option_is_a_usage_error(tmp_path: Path) -> None:
+    p = solgen(str(SHARED / "accept" / "rmsnorm.lg"), "--out", str(tmp_path / "b"), "--bogus")
+    assert p.returncode != 0 and p.returncode != 2
+    assert not (tmp_path / "b").exists()
+
+
+def test_run_prints_outputs_as_json(tmp_path: Path) -> None:
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"x": [[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]]}))
+    p = solgen("run", str(SHARED / "accept" / "row_sum.lg"), "--inputs", str(inputs))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"output": [6.0, -0.25]}
+
+
+def test_run_reports_a_fault_in_the_op(tmp_path: Path) -> None:
+    op = tmp_path / "bad.lg"
+    op.write_text("## To first (x: Seq of Float32) -> Float32:\n    Return item 0 of x.\n")
+    inputs = tmp_path / "in.json"
+    inputs.write_text(json.dumps({"x": [1.0]}))
+    p = solgen("run", str(op), "--inputs", str(inputs))
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"{op}:2:")
+
+
+def test_binding_explain_matches_the_cli() -> None:
+    core = pytest.importorskip("solbench._core", reason="the extension is built by scripts/build")
+    path = str(SHARED / "accept" / "softmax.lg")
+    assert core.explain(path) == json.loads(solgen("explain", "--json", path).stdout)
+
+
+def test_binding_run_and_ir_agree() -> None:
+    core = pytest.importorskip("solbench._core", reason="the extension is built by scripts/build")
+    path = str(SHARED / "accept" / "softmax.lg")
+    inputs = {"input": [[0.5, -1.0, 2.0, 0.0]]}
+    a = core.run(path, inputs)["output"][0]
+    b = core.evaluate_ir(path, inputs)["output"][0]
+    assert all(abs(x - y) <= 1e-6 * abs(x) for x, y in zip(a, b))
+    assert abs(sum(a) - 1.0) < 1e-6
+
+
+def test_binding_refusal_raises_with_position() -> None:
+    core = pytest.importorskip("solbench._core", reason="the extension is built by scripts/build")
+    with pytest.raises(ValueError, match=r"cumsum\.lg:\d+:\d+: error: refused \(scan\)"):
+        core.evaluate_ir(str(SHARED / "refuse" / "cumsum.lg"), {})
