@@ -52,7 +52,9 @@ class Checker {
     std::vector<Diagnostic> run();
 
   private:
-    void error(SourcePos pos, std::string message) { diags_.push_back({pos, std::move(message)}); }
+    void error(SourcePos pos, const std::string& message) {
+        diags_.push_back({pos, interp::clip_words(message)});
+    }
 
     void check_function(const ast::Function& f, bool is_op);
     void check_block(const ast::Block& block, bool top_level);
@@ -397,11 +399,25 @@ void Checker::expect_number(const CType& t, const ast::Expr& e, const std::strin
           what + " needs a number, but " + quoted(e) + " is " + check_types::describe(t) + hint);
 }
 
+// The value of an integer literal, possibly negated.
+std::optional<int64_t> literal_int(const ast::Expr& e) {
+    if (const auto* n = std::get_if<ast::NumberLit>(&e.node); n && n->is_int && !n->overflow)
+        return n->int_value;
+    if (const auto* u = std::get_if<ast::Unary>(&e.node);
+        u && u->op == ast::UnaryOp::Neg && u->operand)
+        if (auto v = literal_int(*u->operand); v && *v != INT64_MIN) return -*v;
+    return std::nullopt;
+}
+
 void Checker::expect_index(const ast::ExprPtr& index, SourcePos pos) {
     CType t = expr(index, pos);
     if (!t.unknown() && t.kind != Kind::Int)
         error(index->pos,
               "an index must be an Int, but " + quoted(*index) + " is " + check_types::describe(t));
+    // A constant index below 1 is outside every sequence.
+    if (auto v = index ? literal_int(*index) : std::nullopt; v && *v < 1)
+        error(index->pos, "item " + std::to_string(*v) +
+                              " is outside every sequence: LOGOS indices start at 1");
 }
 
 CType Checker::expr_node(const ast::Expr& e) {

@@ -102,7 +102,30 @@ std::string text(const ast::Expr& e, int depth) {
 } // namespace
 
 std::string describe(const ast::Expr& e) {
-    return text(e, 0);
+    return clip_words(text(e, 0));
+}
+
+std::string clip_words(std::string_view message) {
+    constexpr size_t kLong = 60, kKept = 40;
+    auto word_char = [](char c) {
+        return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+               (c >= 'A' && c <= 'Z') || static_cast<unsigned char>(c) >= 0x80;
+    };
+    std::string out;
+    size_t i = 0;
+    while (i < message.size()) {
+        size_t j = i;
+        while (j < message.size() && word_char(message[j]))
+            ++j;
+        if (j == i) {
+            out += message[i++];
+            continue;
+        }
+        std::string_view w = message.substr(i, j - i);
+        out += w.size() > kLong ? std::string(w.substr(0, kKept)) + "..." : std::string(w);
+        i = j;
+    }
+    return out;
 }
 
 } // namespace solbench::interp

@@ -21,8 +21,13 @@
 #include "frontend/interp_value.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <utility>
+
+#if defined(__linux__)
+#include <pthread.h>
+#endif
 
 namespace solbench {
 
@@ -35,7 +40,27 @@ using interp::Value;
 
 // C++ recursion (expressions within statements within calls) is bounded so
 // a pathological program fails with an error instead of a stack overflow.
+// Both the depth and the stack bytes are bounded: frames are several times
+// larger in sanitizer builds, and a caller's thread may have a small stack.
 constexpr int kMaxNesting = 6000;
+constexpr size_t kMaxStackBytes = size_t{2} << 20; // where the thread's stack is unknown
+constexpr uintptr_t kStackReserve = uintptr_t{512} << 10;
+
+// The lowest stack address this thread may run down to (its stack's end plus
+// a reserve), or 0 when the platform cannot say.
+uintptr_t stack_floor() {
+#if defined(__linux__)
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void* addr = nullptr;
+        size_t size = 0;
+        int rc = pthread_attr_getstack(&attr, &addr, &size);
+        pthread_attr_destroy(&attr);
+        if (rc == 0 && addr) return reinterpret_cast<uintptr_t>(addr) + kStackReserve;
+    }
+#endif
+    return 0;
+}
 
 struct Var {
     Value value;
@@ -74,7 +99,7 @@ class Machine {
     class Nest {
       public:
         Nest(Machine& m, SourcePos pos) : m_(m) {
-            if (m_.nesting_ >= kMaxNesting)
+            if (m_.nesting_ >= kMaxNesting || m_.stack_exhausted())
                 throw RuntimeError(pos, "statements, expressions or calls nested too deeply");
             ++m_.nesting_;
         }
@@ -126,7 +151,17 @@ class Machine {
     SeqPtr eval_seq(const ast::ExprPtr& e, SourcePos pos, const char* what);
     size_t index_of(const SeqVal& s, const Value& index, const ast::Expr& seq_expr, SourcePos pos);
 
+    // Whether the C++ stack is nearly used up (it grows down on every
+    // platform this builds for).
+    bool stack_exhausted() const {
+        auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+        if (stack_floor_) return here < stack_floor_;
+        return (here > stack_base_ ? here - stack_base_ : stack_base_ - here) > kMaxStackBytes;
+    }
+
     InterpreterLimits limits_;
+    uintptr_t stack_base_ = 0;
+    uintptr_t stack_floor_ = stack_floor();
     std::unordered_map<std::string, const ast::Function*> functions_;
     Frame* frame_ = nullptr;
     long long steps_ = 0;
@@ -137,6 +172,7 @@ class Machine {
 // ------------------------------------------------------------ the op ----
 
 nlohmann::json Machine::run(const ast::Function& op, const nlohmann::json& inputs) {
+    stack_base_ = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
     Frame frame;
     frame.fn = &op;
     frame.scopes.emplace_back();

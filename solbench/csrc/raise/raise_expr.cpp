@@ -148,6 +148,19 @@ IntVal Raiser::to_int(const Value& v, SourcePos pos) {
     refuse(pos, Rule::Unsupported, "an integer is needed here");
 }
 
+Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
+    if (t.rank != 0) return v;
+    std::optional<ir::DType> narrow;
+    switch (t.elem) {
+    case ast::ElemType::BFloat16: narrow = ir::DType::BFloat16; break;
+    case ast::ElemType::Float16: narrow = ir::DType::Float16; break;
+    case ast::ElemType::Float32: narrow = ir::DType::Float32; break;
+    default: return v;
+    }
+    NumVal n = to_num(v, pos);
+    return NumVal{ir::cast(*narrow, n.e), n.taint};
+}
+
 NumVal Raiser::to_num(const Value& v, SourcePos pos) {
     if (auto* n = std::get_if<NumVal>(&v)) return *n;
     if (auto* i = std::get_if<IntVal>(&v)) {
@@ -373,10 +386,11 @@ Value Raiser::call_helper(const ast::Function& f, std::vector<Value> args, Sourc
     for (size_t i = 0; i < f.params.size(); ++i) {
         if (f.params[i].type.elem == ast::ElemType::Text)
             refuse(f.params[i].pos, Rule::NonTensorValue, "a Text parameter");
-        declare(f.params[i].name, args[i], false);
+        declare(f.params[i].name, round_to_declared(args[i], f.params[i].type, pos), false);
     }
     helper_stack_.push_back(f.name);
     Value result = exec_helper_block(f.body, 0);
+    if (f.returns) result = round_to_declared(result, *f.returns, pos);
     helper_stack_.pop_back();
     scopes_ = std::move(saved);
     return result;

@@ -262,6 +262,7 @@ void Raiser::exec_let(const ast::Stmt& s, const ast::Let& let) {
     Value v = eval(*let.value);
     if (std::holds_alternative<TextVal>(v) || (let.type && let.type->elem == ast::ElemType::Text))
         refuse(s.pos, Rule::NonTensorValue, "'" + let.name + "' is Text; solgen raises tensor ops only");
+    if (let.type) v = round_to_declared(std::move(v), *let.type, s.pos);
     if (auto* seq = std::get_if<SeqVal>(&v)) locals_[static_cast<size_t>(seq->local)].depth = loop_stack_.size();
     declare(let.name, std::move(v), let.is_mutable);
 }

@@ -151,6 +151,8 @@ class Raiser {
 
     // Values
     NumVal to_num(const Value& v, SourcePos pos);
+    // The interpreter rounds a value stored under a narrow declared type.
+    Value round_to_declared(Value v, const ast::Type& t, SourcePos pos);
     IntVal to_int(const Value& v, SourcePos pos);
     Poly canon(const Poly& p) const;
     std::pair<int, int64_t> resolve_axis(int axis) const;
