@@ -1,0 +1,233 @@
+// IR expressions -> CUDA C++ fp32 expressions, with shared nodes named once.
+#include "codegen/expr_printer.h"
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <set>
+
+namespace solbench::codegen {
+
+using ir::Node;
+using ir::Op;
+
+std::string float_literal(double v) {
+    if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+    if (std::isnan(v)) return "(0.0f / 0.0f)";
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+    std::string s(buf, end);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    s += "f";
+    return v < 0 ? "(" + s + ")" : s;
+}
+
+std::map<const Node*, int> use_counts(const std::vector<ir::Expr>& roots) {
+    std::map<const Node*, int> uses;
+    std::set<const Node*> visited;
+    std::function<void(const ir::Expr&)> visit = [&](const ir::Expr& e) {
+        if (!visited.insert(e.get()).second) return;
+        for (const auto& a : e->args) {
+            ++uses[a.get()];
+            visit(a);
+        }
+    };
+    for (const auto& r : roots) {
+        ++uses[r.get()];
+        visit(r);
+    }
+    return uses;
+}
+
+bool column_invariant(const ir::Expr& e) {
+    if (e->op == Op::Load) return false;
+    if (e->op == Op::Reduce) return true;
+    for (const auto& a : e->args)
+        if (!column_invariant(a)) return false;
+    return true;
+}
+
+ExprPrinter::ExprPrinter(ExprNames names, const std::map<const Node*, int>& uses,
+                         std::string prefix, ExprPrinter* outer)
+    : names_(std::move(names)), uses_(uses), prefix_(std::move(prefix)), outer_(outer) {}
+
+std::vector<std::string> ExprPrinter::take_statements() {
+    std::vector<std::string> out;
+    out.swap(statements_);
+    return out;
+}
+
+namespace {
+
+bool is_leaf(Op op) {
+    return op == Op::Const || op == Op::Scalar || op == Op::AxisSize || op == Op::Load ||
+           op == Op::Reduce;
+}
+
+const char* comparison(Op op) {
+    switch (op) {
+    case Op::Lt:
+        return " < ";
+    case Op::Le:
+        return " <= ";
+    case Op::Gt:
+        return " > ";
+    case Op::Ge:
+        return " >= ";
+    case Op::Eq:
+        return " == ";
+    case Op::Ne:
+        return " != ";
+    default:
+        return nullptr;
+    }
+}
+
+std::string strip_parens(const std::string& s) {
+    if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+    int depth = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '(') ++depth;
+        if (s[i] == ')' && --depth == 0 && i + 1 != s.size()) return s;
+    }
+    return s.substr(1, s.size() - 2);
+}
+
+// x ** k for a small integer k, as repeated multiplication: fast-math powf is
+// exp2(k * log2(x)), which is NaN for negative x.
+std::optional<std::string> integer_power(const std::string& base, double k) {
+    if (k == 1) return base;
+    if (k == 2) return "(" + base + " * " + base + ")";
+    if (k == 3) return "(" + base + " * " + base + " * " + base + ")";
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string ExprPrinter::name_temporary(const Node& n, const std::string& value) {
+    std::string name = prefix_ + std::to_string(next_temp_++);
+    statements_.push_back("const float " + name + " = " + strip_parens(value) + ";");
+    printed_[&n] = name;
+    return name;
+}
+
+std::string ExprPrinter::print(const ir::Expr& e) {
+    if (auto it = printed_.find(e.get()); it != printed_.end()) return it->second;
+    if (outer_ && !is_leaf(e->op) && column_invariant(e)) return outer_->print_named(e);
+    std::string value = print_node(*e);
+    auto uses = uses_.find(e.get());
+    if (!is_leaf(e->op) && uses != uses_.end() && uses->second > 1)
+        return name_temporary(*e, value);
+    return value;
+}
+
+std::string ExprPrinter::print_named(const ir::Expr& e) {
+    std::string value = print(e);
+    if (is_leaf(e->op) || printed_.count(e.get())) return value;
+    return name_temporary(*e, value);
+}
+
+std::string ExprPrinter::print_condition(const ir::Expr& e) {
+    const char* cmp = comparison(e->op);
+    bool shared = uses_.count(e.get()) && uses_.at(e.get()) > 1;
+    if (cmp && !shared && !printed_.count(e.get()))
+        return print(e->args[0]) + cmp + print(e->args[1]);
+    return print(e) + " != 0.0f";
+}
+
+std::string ExprPrinter::print_node(const Node& n) {
+    auto arg = [&](size_t i) { return print(n.args[i]); };
+    auto call = [&](const char* f) { return std::string(f) + "(" + strip_parens(arg(0)) + ")"; };
+    auto infix = [&](const char* op) { return "(" + arg(0) + op + arg(1) + ")"; };
+    auto flag = [](const std::string& cond) { return "(" + cond + " ? 1.0f : 0.0f)"; };
+    switch (n.op) {
+    case Op::Const:
+        return float_literal(n.value);
+    case Op::Scalar:
+        return names_.scalar(n.index);
+    case Op::AxisSize:
+        return names_.axis(n.index);
+    case Op::Load:
+        return names_.load(n.index, n.col_offset);
+    case Op::Reduce:
+        return names_.reduction(n);
+    case Op::Add:
+        return infix(" + ");
+    case Op::Sub:
+        return infix(" - ");
+    case Op::Mul:
+        return infix(" * ");
+    case Op::Div:
+        return infix(" / ");
+    case Op::Mod: {
+        // C fmod semantics (truncating), spelt with casts the contract allows.
+        std::string a = arg(0), b = arg(1);
+        return "(" + a + " - " + b + " * static_cast<float>(static_cast<int64_t>(" + a + " / " + b +
+               ")))";
+    }
+    case Op::Neg:
+        return "(-" + arg(0) + ")";
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::Eq:
+    case Op::Ne:
+        return flag(arg(0) + comparison(n.op) + arg(1));
+    case Op::And:
+        return flag(arg(0) + " != 0.0f && " + arg(1) + " != 0.0f");
+    case Op::Or:
+        return flag(arg(0) + " != 0.0f || " + arg(1) + " != 0.0f");
+    case Op::Not:
+        return flag(arg(0) + " == 0.0f");
+    case Op::Select: {
+        std::string cond = print_condition(n.args[0]);
+        return "(" + cond + " ? " + arg(1) + " : " + arg(2) + ")";
+    }
+    case Op::Sqrt:
+        return call("sqrtf");
+    case Op::Exp:
+        return call("expf");
+    case Op::Log:
+        return call("logf");
+    case Op::Tanh:
+        return call("tanhf");
+    case Op::Abs:
+        return call("fabsf");
+    case Op::Erf:
+        return call("erff");
+    case Op::Sigmoid:
+        return "(1.0f / (1.0f + expf(-" + arg(0) + ")))";
+    case Op::Max:
+        return "fmaxf(" + arg(0) + ", " + arg(1) + ")";
+    case Op::Min:
+        return "fminf(" + arg(0) + ", " + arg(1) + ")";
+    case Op::Pow: {
+        const Node& k = *n.args[1];
+        if (k.op == Op::Const) {
+            if (k.value == 0.5) return call("sqrtf");
+            if (auto p = integer_power(arg(0), k.value)) return *p;
+        }
+        return "powf(" + arg(0) + ", " + arg(1) + ")";
+    }
+    case Op::Cast:
+        switch (n.dtype) {
+        case ir::DType::BFloat16:
+            return "__bfloat162float(__float2bfloat16_rn(" + strip_parens(arg(0)) + "))";
+        case ir::DType::Float16:
+            return "__half2float(__float2half_rn(" + strip_parens(arg(0)) + "))";
+        case ir::DType::Int32:
+        case ir::DType::Int64:
+            return "static_cast<float>(static_cast<int64_t>(" + strip_parens(arg(0)) + "))";
+        case ir::DType::Bool:
+            return flag(arg(0) + " != 0.0f");
+        case ir::DType::Float32:
+        case ir::DType::Float64:
+            return arg(0);
+        }
+        return arg(0);
+    }
+    return "0.0f";
+}
+
+} // namespace solbench::codegen

@@ -1,0 +1,952 @@
+// Fills the family templates from the op IR and writes the host binding.
+#include "codegen/kernel_emitter.h"
+
+#include "codegen/expr_printer.h"
+#include "codegen/templater.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace solbench::codegen {
+
+using ir::Dim;
+using ir::DType;
+using ir::Role;
+using ir::Tensor;
+using nlohmann::json;
+
+std::optional<std::string> cuda_type(DType t) {
+    switch (t) {
+    case DType::Float32:
+        return "float";
+    case DType::BFloat16:
+        return "__nv_bfloat16";
+    case DType::Float16:
+        return "__half";
+    default:
+        return std::nullopt;
+    }
+}
+
+namespace {
+
+constexpr int kBlockThreads = 256;
+constexpr int kWarpThreads = 32;
+constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
+constexpr int kCacheFloats = 32;       // register budget per thread for cached rows (more spills)
+
+const char* scalar_type_enum(DType t) {
+    switch (t) {
+    case DType::BFloat16:
+        return "at::ScalarType::BFloat16";
+    case DType::Float16:
+        return "at::ScalarType::Half";
+    default:
+        return "at::ScalarType::Float";
+    }
+}
+
+// Spelt here rather than with to_string(Family) so codegen does not depend on
+// the recognizers' object files.
+const char* family_name(Family f) {
+    switch (f) {
+    case Family::FusedRow:
+        return "fused_row";
+    case Family::GatedActivation:
+        return "gated_activation";
+    case Family::Reduction:
+        return "reduction";
+    }
+    return "fused_row";
+}
+
+int element_size(DType t) {
+    return t == DType::Float32 ? 4 : 2;
+}
+
+bool reserved(const std::string& s) {
+    static const std::set<std::string> words = {"row",      "rows",       "cols",
+                                                "base",     "chunk",      "j",
+                                                "c",        "i",          "stream",
+                                                "status",   "scratch",    "smem",
+                                                "m",        "run",        "first",
+                                                "extent",   "body",       "value",
+                                                "auto",     "int",        "float",
+                                                "double",   "bool",       "char",
+                                                "const",    "default",    "delete",
+                                                "new",      "class",      "struct",
+                                                "template", "typename",   "namespace",
+                                                "operator", "this",       "return",
+                                                "if",       "else",       "for",
+                                                "while",    "do",         "switch",
+                                                "case",     "break",      "continue",
+                                                "union",    "unsigned",   "signed",
+                                                "long",     "short",      "void",
+                                                "static",   "extern",     "register",
+                                                "volatile", "inline",     "private",
+                                                "public",   "protected",  "virtual",
+                                                "friend",   "try",        "catch",
+                                                "throw",    "goto",       "sizeof",
+                                                "typedef",  "enum",       "true",
+                                                "false",    "nullptr",    "and",
+                                                "or",       "not",        "xor",
+                                                "std",      "at",         "torch",
+                                                "stride",   "chunks",     "chunks_per_row",
+                                                "config",   "vectorized", "p",
+                                                "out",      "in",         "w"};
+    if (words.count(s)) return true;
+    // the printer's temporaries and accumulators: t0, v0, sum0, max0, min0
+    for (const char* prefix : {"t", "v", "sum", "max", "min"}) {
+        std::string p = prefix;
+        if (s.size() > p.size() && s.rfind(p, 0) == 0 &&
+            std::all_of(s.begin() + static_cast<long>(p.size()), s.end(),
+                        [](char ch) { return ch >= '0' && ch <= '9'; }))
+            return true;
+    }
+    return false;
+}
+
+std::string identifier(const std::string& name) {
+    std::string s;
+    for (char ch : name)
+        s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+    if (reserved(s)) s += "_";
+    return s;
+}
+
+std::string constant_name(const std::string& axis) {
+    std::string s = "k";
+    bool upper = true;
+    for (char ch : axis) {
+        if (ch == '_') {
+            upper = true;
+            continue;
+        }
+        s += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+        upper = false;
+    }
+    return s;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\\' || line.back() == '\r'))
+            line.pop_back();
+        lines.push_back(line);
+    }
+    while (!lines.empty() && lines.back().empty())
+        lines.pop_back();
+    return lines;
+}
+
+json string_list(const std::vector<std::string>& v) {
+    json a = json::array();
+    for (const auto& s : v)
+        a.push_back(s);
+    return a;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i)
+        out += (i ? sep : "") + v[i];
+    return out;
+}
+
+// One distinct read of an input: the input and its column offset.
+struct LoadKey {
+    int input = 0;
+    std::optional<Dim> offset;
+    friend bool operator<(const LoadKey& a, const LoadKey& b) {
+        auto key = [](const LoadKey& k) {
+            return std::make_tuple(k.input, k.offset.has_value(), k.offset ? k.offset->axis : 0,
+                                   k.offset ? k.offset->scale : 0);
+        };
+        return key(a) < key(b);
+    }
+};
+
+// Shared state of one emission: names, the kernel's parameters, errors.
+class Emitter {
+  public:
+    Emitter(const OpDescription& op, const KernelOptions& options)
+        : op_(op), ir_(op.ir), options_(options) {
+        std::vector<ir::Expr> roots = ir_.values;
+        uses_ = use_counts(roots);
+    }
+
+    std::variant<std::string, EmitError> run();
+
+  private:
+    // --- names and dimensions -------------------------------------------
+    std::string input_name(int i) const { return identifier(ir_.inputs[i].name); }
+    std::string output_name(int i) const { return identifier(ir_.outputs[i].name); }
+    bool is_const(int axis) const { return ir_.axes[axis].value.has_value(); }
+    // The axis size in kernel code: a constexpr, `cols`, or a kernel parameter.
+    std::string kernel_axis(int axis) {
+        if (is_const(axis)) return constant_name(ir_.axes[axis].name);
+        if (axis == ir_.column_axis && !flat_) return "cols";
+        kernel_axes_.insert(axis);
+        return identifier(ir_.axes[axis].name);
+    }
+    std::string host_axis(int axis) const {
+        if (is_const(axis)) return constant_name(ir_.axes[axis].name);
+        return identifier(ir_.axes[axis].name);
+    }
+    std::string kernel_dim(const Dim& d) {
+        std::string a = kernel_axis(d.axis);
+        return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
+    }
+    std::string host_dim(const Dim& d) const {
+        std::string a = host_axis(d.axis);
+        return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
+    }
+    Dim row_dim() const { return Dim{ir_.column_axis, 1}; }
+
+    // --- pieces ----------------------------------------------------------
+    std::optional<EmitError> check_supported();
+    int vector_width() const;
+    ExprNames names(std::set<LoadKey>* loads, bool element);
+    std::string load_var(int input, const std::optional<Dim>& offset);
+    std::vector<std::string> load_lines(const std::set<LoadKey>& loads,
+                                        const std::set<int>& cached);
+    std::vector<std::string> row_pointer_lines();
+    json row_context();
+    json gated_context();
+    std::vector<std::string> host_checks(std::vector<std::string>& allocs);
+    std::string run_signature() const;
+    std::vector<std::string> kernel_params(bool with_types);
+    std::vector<std::string> vector_conditions();
+
+    const OpDescription& op_;
+    const ir::OpIR& ir_;
+    KernelOptions options_;
+    std::map<const ir::Node*, int> uses_;
+    std::map<const ir::Node*, std::string> reduction_names_;
+    std::set<int> kernel_axes_;
+    std::map<LoadKey, std::string> offset_names_;
+    std::vector<std::string> errors_;
+    bool flat_ = false;
+    json constants_ = json::array();
+};
+
+std::optional<EmitError> Emitter::check_supported() {
+    if (ir_.values.size() != ir_.outputs.size())
+        return EmitError{"the op has " + std::to_string(ir_.outputs.size()) + " outputs but " +
+                         std::to_string(ir_.values.size()) + " output expressions"};
+    if (ir_.column_axis < 0 || ir_.column_axis >= static_cast<int>(ir_.axes.size()))
+        return EmitError{"the op has no column axis"};
+    for (const auto* list : {&ir_.inputs, &ir_.outputs})
+        for (const Tensor& t : *list) {
+            if (t.role == Role::Scalar) {
+                if (list == &ir_.outputs) return EmitError{"output '" + t.name + "' is a scalar"};
+                continue;
+            }
+            if (!cuda_type(t.dtype))
+                return EmitError{"tensor '" + t.name + "' has dtype " +
+                                 ir::benchmark_name(t.dtype) +
+                                 "; kernels support float32, bfloat16 and float16 tensors"};
+        }
+    std::function<bool(const ir::Expr&)> fixed = [&](const ir::Expr& e) {
+        if (e->op == ir::Op::Load && e->fixed_column) return true;
+        return std::any_of(e->args.begin(), e->args.end(), fixed);
+    };
+    for (const auto& v : ir_.values)
+        if (fixed(v))
+            return EmitError{"the op reads a fixed column of a row (not a recognized form)"};
+    std::optional<Dim> out_dim;
+    for (const Tensor& t : ir_.outputs) {
+        if (t.role != Role::Rows) continue;
+        if (out_dim && !(t.shape.back() == *out_dim))
+            return EmitError{"the outputs' rows have different lengths"};
+        out_dim = t.shape.back();
+    }
+    return std::nullopt;
+}
+
+// Columns per vector: 16 bytes of the narrowest tensor the kernel touches.
+int Emitter::vector_width() const {
+    int narrow = 4;
+    for (const auto* list : {&ir_.inputs, &ir_.outputs})
+        for (const Tensor& t : *list)
+            if (t.role != Role::Scalar) narrow = std::min(narrow, element_size(t.dtype));
+    return 16 / narrow;
+}
+
+std::string Emitter::load_var(int input, const std::optional<Dim>& offset) {
+    std::string base = input_name(input);
+    if (!offset) return base + "_v";
+    LoadKey key{input, offset};
+    auto it = offset_names_.find(key);
+    if (it != offset_names_.end()) return it->second;
+    int n = 0;
+    for (const auto& [k, v] : offset_names_)
+        n += k.input == input;
+    std::string name = base + (n == 0 ? "_hi_v" : "_hi" + std::to_string(n + 1) + "_v");
+    offset_names_[key] = name;
+    return name;
+}
+
+ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
+    ExprNames n;
+    n.load = [this, loads, element](int input, const std::optional<Dim>& offset) -> std::string {
+        const Tensor& t = ir_.inputs[input];
+        if (t.role == Role::PerRow) return "to_float(" + input_name(input) + "[row])";
+        if (!element || !loads) {
+            errors_.push_back("a column of '" + t.name + "' is read outside a column loop");
+            return "0.0f";
+        }
+        loads->insert({input, offset});
+        return load_var(input, offset) + "[j]";
+    };
+    n.scalar = [this](int input) { return input_name(input); };
+    n.axis = [this](int axis) { return "static_cast<float>(" + kernel_axis(axis) + ")"; };
+    n.reduction = [this](const ir::Node& node) {
+        auto it = reduction_names_.find(&node);
+        if (it != reduction_names_.end()) return it->second;
+        errors_.push_back("a reduction is used before it is computed");
+        return std::string("0.0f");
+    };
+    return n;
+}
+
+std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
+                                             const std::set<int>& cached) {
+    std::vector<std::string> lines;
+    for (const auto& [input, offset] : loads) {
+        const Tensor& t = ir_.inputs[input];
+        std::string var = load_var(input, offset);
+        std::string ptr = input_name(input) + (t.role == Role::Rows ? "_row" : "") + " + base";
+        if (offset) ptr += " + " + kernel_dim(*offset);
+        lines.push_back("float " + var + "[kVec];");
+        if (!offset && cached.count(input))
+            lines.push_back("fetch<kChunks>(" + input_name(input) + "_cache, chunk, " + ptr + ", " +
+                            var + ");");
+        else
+            lines.push_back("load_vec<kVec>(" + ptr + ", " + var + ");");
+    }
+    return lines;
+}
+
+std::vector<std::string> Emitter::row_pointer_lines() {
+    std::vector<std::string> lines;
+    auto add = [&](const Tensor& t, const std::string& name, bool is_input) {
+        if (t.role != Role::Rows) return;
+        std::string type = *cuda_type(t.dtype);
+        lines.push_back((is_input ? "const " : "") + type + "* " + name + "_row = " + name +
+                        " + row * " + (flat_ ? "cols" : kernel_dim(t.shape.back())) + ";");
+    };
+    for (size_t i = 0; i < ir_.inputs.size(); ++i)
+        add(ir_.inputs[i], input_name(static_cast<int>(i)), true);
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        add(ir_.outputs[i], output_name(static_cast<int>(i)), false);
+    return lines;
+}
+
+// The fused_row / reduction context: one pass per reduction, then the outputs.
+json Emitter::row_context() {
+    std::vector<ir::Expr> reductions = op_.reductions;
+    if (reductions.empty()) reductions = ir::reductions_in_order(ir_);
+    bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
+                                       [](const Tensor& t) { return t.role == Role::Rows; });
+    int passes = static_cast<int>(reductions.size()) + (has_rows_output ? 1 : 0);
+    bool same_extents = std::all_of(reductions.begin(), reductions.end(),
+                                    [&](const ir::Expr& r) { return r->extent == row_dim(); });
+
+    // Which Rows inputs (read without offset) each pass needs; those read by
+    // two passes or more are worth caching.
+    ExprPrinter row_printer(names(nullptr, false), uses_, "v");
+    std::map<int, int> reads;
+    json passes_json = json::array();
+    for (size_t r = 0; r < reductions.size(); ++r) {
+        const ir::Node& node = *reductions[r];
+        std::set<LoadKey> loads;
+        ExprPrinter element(names(&loads, true), uses_, "t", &row_printer);
+        std::string value = element.print(node.args[0]);
+        std::vector<std::string> body = element.take_statements();
+        std::string acc = std::string(ir::to_string(node.reduce_kind)) + std::to_string(r);
+        switch (node.reduce_kind) {
+        case ir::ReduceKind::Sum:
+            body.push_back(acc + " += " + value + ";");
+            break;
+        case ir::ReduceKind::Max:
+            body.push_back(acc + " = fmaxf(" + acc + ", " + value + ");");
+            break;
+        case ir::ReduceKind::Min:
+            body.push_back(acc + " = fminf(" + acc + ", " + value + ");");
+            break;
+        }
+        for (const auto& l : loads)
+            if (!l.offset) ++reads[l.input];
+        json pass;
+        pass["comment"] = std::string(ir::to_string(node.reduce_kind)) + " over the row of " +
+                          ir::print(ir_, node.args[0]);
+        pass["prelude"] = string_list(row_printer.take_statements());
+        pass["acc"] = acc;
+        pass["init"] = node.reduce_kind == ir::ReduceKind::Sum   ? "0.0f"
+                       : node.reduce_kind == ir::ReduceKind::Max ? "-INFINITY"
+                                                                 : "INFINITY";
+        pass["extent"] = kernel_dim(node.extent);
+        pass["combine"] = node.reduce_kind == ir::ReduceKind::Sum   ? "SumOp"
+                          : node.reduce_kind == ir::ReduceKind::Max ? "MaxOp"
+                                                                    : "MinOp";
+        pass["loads_set"] = json::array();
+        for (const auto& [input, offset] : loads)
+            pass["loads_set"].push_back(
+                {input, offset ? json{offset->axis, offset->scale} : json()});
+        pass["body"] = string_list(body);
+        passes_json.push_back(pass);
+        reduction_names_[&node] = acc;
+    }
+
+    json epilogue = false;
+    std::set<LoadKey> epilogue_loads;
+    if (has_rows_output) {
+        ExprPrinter element(names(&epilogue_loads, true), uses_, "t", &row_printer);
+        std::vector<std::string> body, stores;
+        Dim extent = row_dim();
+        for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+            const Tensor& t = ir_.outputs[i];
+            if (t.role != Role::Rows) continue;
+            extent = t.shape.back();
+            std::string value = element.print(ir_.values[i]);
+            for (auto& s : element.take_statements())
+                body.push_back(s);
+            std::string name = output_name(static_cast<int>(i));
+            body.push_back(name + "_v[j] = " + value + ";");
+            stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
+        }
+        for (const auto& l : epilogue_loads)
+            if (!l.offset) ++reads[l.input];
+        epilogue = json::object();
+        epilogue["prelude"] = string_list(row_printer.take_statements());
+        epilogue["extent"] = kernel_dim(extent);
+        std::vector<std::string> decls;
+        for (size_t i = 0; i < ir_.outputs.size(); ++i)
+            if (ir_.outputs[i].role == Role::Rows)
+                decls.push_back("float " + output_name(static_cast<int>(i)) + "_v[kVec];");
+        epilogue["body"] = string_list(body);
+        epilogue["stores"] = string_list(stores);
+        epilogue["decls"] = string_list(decls);
+        if (same_extents && !(extent == row_dim())) same_extents = false;
+    }
+
+    json per_row = false;
+    {
+        std::vector<std::string> stores;
+        for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+            const Tensor& t = ir_.outputs[i];
+            if (t.role != Role::PerRow) continue;
+            std::string value = row_printer.print(ir_.values[i]);
+            stores.push_back(output_name(static_cast<int>(i)) + "[row] = from_float<" +
+                             *cuda_type(t.dtype) + ">(" + value + ");");
+        }
+        if (!stores.empty()) {
+            per_row = json::object();
+            per_row["prelude"] = string_list(row_printer.take_statements());
+            per_row["stores"] = string_list(stores);
+        }
+    }
+
+    // Caching: Rows inputs read whole by two passes or more, when every pass
+    // runs over the same row length.
+    std::set<int> cached;
+    if (op_.family == Family::FusedRow && passes >= 2 && same_extents)
+        for (const auto& [input, count] : reads)
+            if (count >= 2 && ir_.inputs[input].role == Role::Rows &&
+                ir_.inputs[input].shape.back() == row_dim())
+                cached.insert(input);
+
+    // Load lines, now that the cache is known.
+    for (size_t r = 0; r < passes_json.size(); ++r) {
+        std::set<LoadKey> loads;
+        for (const auto& l : passes_json[r]["loads_set"]) {
+            std::optional<Dim> off;
+            if (!l[1].is_null()) off = Dim{l[1][0].get<int>(), l[1][1].get<int64_t>()};
+            loads.insert({l[0].get<int>(), off});
+        }
+        passes_json[r]["loads"] = string_list(load_lines(loads, cached));
+        passes_json[r].erase("loads_set");
+    }
+    if (epilogue.is_object()) {
+        std::vector<std::string> lines = load_lines(epilogue_loads, cached);
+        for (const auto& d : epilogue["decls"])
+            lines.push_back(d.get<std::string>());
+        epilogue["loads"] = string_list(lines);
+        epilogue.erase("decls");
+    }
+
+    json cached_json = json::array();
+    for (int input : cached)
+        cached_json.push_back({{"name", input_name(input)}, {"extent", kernel_dim(row_dim())}});
+
+    json ctx;
+    ctx["passes"] = passes_json;
+    ctx["epilogue"] = epilogue;
+    ctx["per_row"] = per_row;
+    ctx["cached"] = cached_json;
+    ctx["block_reduce"] = !reductions.empty();
+    ctx["row_pointers"] = string_list(row_pointer_lines());
+
+    // Launch variants. Cached variants hold kChunks * kVec floats per cached
+    // input in registers, within kCacheFloats.
+    const int vec = vector_width();
+    const int n_cached = static_cast<int>(cached.size());
+    const int max_chunks = n_cached ? kCacheFloats / (vec * n_cached) : 0;
+    const int64_t warp_chunks = std::min<int64_t>(
+        (kWarpMaxCols + kWarpThreads * vec - 1) / (kWarpThreads * vec), max_chunks);
+    const int64_t warp_cols = n_cached ? warp_chunks * kWarpThreads * vec : kWarpMaxCols;
+    const int64_t block_cols = static_cast<int64_t>(max_chunks) * kBlockThreads * vec;
+    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(vec)}});
+
+    std::vector<std::string> args = kernel_params(false);
+    std::string call_args = "rows, stream.stream(), " + join(args, ", ");
+    auto launch = [&](const std::string& threads, int v, int64_t chunks) {
+        return "launch_rows<" + threads + ", " + (v == 1 ? "1" : "kVectorWidth") + ", " +
+               std::to_string(chunks) + ">(" + call_args + ");";
+    };
+    std::vector<std::string> conditions = vector_conditions();
+    std::vector<std::string> lines;
+    lines.push_back("const bool vectorized = " + join(conditions, " && ") + ";");
+    lines.push_back("cudaError_t status = cudaSuccess;");
+    const int col_axis = ir_.column_axis;
+    if (is_const(col_axis)) {
+        // The row length is known: pick the variant now.
+        const int64_t cols = *ir_.axes[col_axis].value;
+        std::string chosen;
+        if (cols <= warp_cols)
+            chosen = launch("kWarpSize", vec,
+                            n_cached ? (cols + kWarpThreads * vec - 1) / (kWarpThreads * vec) : 0);
+        else if (n_cached && cols <= block_cols)
+            chosen = launch("kBlockThreads", vec,
+                            (cols + kBlockThreads * vec - 1) / (kBlockThreads * vec));
+        else
+            chosen = launch("kBlockThreads", vec, 0);
+        lines.push_back("if (vectorized) {");
+        lines.push_back("    status = " + chosen);
+        lines.push_back("} else {");
+        lines.push_back("    status = " + launch("kBlockThreads", 1, 0));
+        lines.push_back("}");
+    } else {
+        std::string cols = host_axis(col_axis);
+        lines.push_back("if (vectorized && " + cols + " <= " + std::to_string(warp_cols) + ") {");
+        lines.push_back("    status = " + launch("kWarpSize", vec, n_cached ? warp_chunks : 0));
+        if (n_cached && max_chunks > 0) {
+            lines.push_back("} else if (vectorized && " + cols +
+                            " <= " + std::to_string(block_cols) + ") {");
+            lines.push_back("    status = " + launch("kBlockThreads", vec, max_chunks));
+        }
+        lines.push_back("} else if (vectorized) {");
+        lines.push_back("    status = " + launch("kBlockThreads", vec, 0));
+        lines.push_back("} else {");
+        lines.push_back("    status = " + launch("kBlockThreads", 1, 0));
+        lines.push_back("}");
+    }
+    ctx["launch_lines"] = string_list(lines);
+    return ctx;
+}
+
+// The gated / elementwise context: one device function per output.
+json Emitter::gated_context() {
+    // Flat: every tensor is rows x cols read at the same column, so the whole
+    // tensor is one long row and only its very end needs the scalar tail.
+    flat_ = true;
+    for (const auto* list : {&ir_.inputs, &ir_.outputs})
+        for (const Tensor& t : *list)
+            if (t.role != Role::Scalar && (t.role != Role::Rows || !(t.shape.back() == row_dim())))
+                flat_ = false;
+    std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
+        if (e->op == ir::Op::Load && e->col_offset) return false;
+        if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce) return false;
+        return std::all_of(e->args.begin(), e->args.end(), plain);
+    };
+    for (const auto& v : ir_.values)
+        flat_ = flat_ && plain(v);
+
+    json elements = json::array(), outputs = json::array();
+    std::vector<std::string> vector_body, vector_stores, tail_body;
+    std::set<LoadKey> all_loads;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+        const Tensor& out = ir_.outputs[i];
+        if (out.role != Role::Rows) {
+            errors_.push_back("output '" + out.name + "' of an elementwise op is not a row tensor");
+            continue;
+        }
+        // Parameters: the loads, scalars and axis sizes the expression reads.
+        std::vector<std::pair<std::string, std::string>> params; // (param decl name, kernel arg)
+        std::vector<std::pair<std::string, std::string>> tail_args;
+        std::set<std::string> seen;
+        ExprNames n;
+        std::set<LoadKey> loads;
+        n.load = [&](int input, const std::optional<Dim>& offset) -> std::string {
+            const Tensor& t = ir_.inputs[input];
+            std::string var = load_var(input, offset);
+            std::string param = var.substr(0, var.size() - 2); // drop "_v"
+            if (seen.insert(param).second) {
+                std::string vec_arg, tail_arg;
+                std::string name = input_name(input);
+                if (t.role == Role::PerRow) {
+                    vec_arg = tail_arg = "to_float(" + name + "[row])";
+                } else {
+                    loads.insert({input, offset});
+                    vec_arg = var + "[j]";
+                    std::string ptr = name + (t.role == Role::Rows ? "_row" : "");
+                    tail_arg = "to_float(" + ptr + "[c" +
+                               (offset ? " + " + kernel_dim(*offset) : std::string()) + "])";
+                }
+                params.push_back({param, vec_arg});
+                tail_args.push_back({param, tail_arg});
+            }
+            return param;
+        };
+        n.scalar = [&](int input) {
+            std::string name = input_name(input);
+            if (seen.insert(name).second) {
+                params.push_back({name, name});
+                tail_args.push_back({name, name});
+            }
+            return name;
+        };
+        n.axis = [&](int axis) {
+            std::string name = identifier(ir_.axes[axis].name) + "_f";
+            if (seen.insert(name).second) {
+                std::string arg = "static_cast<float>(" + kernel_axis(axis) + ")";
+                params.push_back({name, arg});
+                tail_args.push_back({name, arg});
+            }
+            return name;
+        };
+        n.reduction = [&](const ir::Node&) {
+            errors_.push_back("an elementwise op has a reduction");
+            return std::string("0.0f");
+        };
+        ExprPrinter printer(n, uses_, "t");
+        std::string value = printer.print(ir_.values[i]);
+        std::vector<std::string> body = printer.take_statements();
+        body.push_back("return " + value + ";");
+        std::string name = output_name(static_cast<int>(i));
+        std::string function = identifier(ir_.name) + "_" + name;
+        std::vector<std::string> decls, vargs, targs;
+        for (const auto& [p, a] : params) {
+            decls.push_back("float " + p);
+            vargs.push_back(a);
+        }
+        for (const auto& [p, a] : tail_args)
+            targs.push_back(a);
+        elements.push_back({{"output", ir_.outputs[i].name},
+                            {"function", function},
+                            {"params", join(decls, ", ")},
+                            {"body", string_list(body)}});
+        outputs.push_back({{"name", name}});
+        vector_body.push_back(name + "_v[j] = " + function + "(" + join(vargs, ", ") + ");");
+        vector_stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
+        tail_body.push_back(name + "_row[c] = from_float<" + *cuda_type(out.dtype) + ">(" +
+                            function + "(" + join(targs, ", ") + "));");
+        all_loads.insert(loads.begin(), loads.end());
+    }
+
+    json ctx;
+    ctx["elements"] = elements;
+    ctx["outputs"] = outputs;
+    ctx["vector_loads"] = string_list(load_lines(all_loads, {}));
+    ctx["vector_body"] = string_list(vector_body);
+    ctx["vector_stores"] = string_list(vector_stores);
+    ctx["tail_body"] = string_list(tail_body);
+    ctx["row_pointers"] = string_list(row_pointer_lines());
+
+    const int vec = vector_width();
+    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(vec)}});
+    std::vector<std::string> args = kernel_params(false);
+    std::string cols = host_dim(row_dim());
+    std::vector<std::string> lines;
+    std::string shape_args = flat_ ? "1, rows * " + cols : "rows, " + cols;
+    std::vector<std::string> call = args;
+    // The flat launch passes rows = 1 and cols = every element.
+    if (flat_) {
+        for (auto& a : call) {
+            if (a == "rows")
+                a = "1";
+            else if (a == "cols")
+                a = "rows * " + cols;
+        }
+    }
+    std::string call_args = shape_args + ", stream.stream(), " + join(call, ", ");
+    lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
+    lines.push_back("cudaError_t status = cudaSuccess;");
+    lines.push_back("if (vectorized) {");
+    lines.push_back("    status = launch_elements<kVectorWidth>(" + call_args + ");");
+    lines.push_back("} else {");
+    lines.push_back("    status = launch_elements<1>(" + call_args + ");");
+    lines.push_back("}");
+    ctx["launch_lines"] = string_list(lines);
+    ctx["block_reduce"] = false;
+    return ctx;
+}
+
+// Conditions for 16-byte vectors: aligned pointers, and row starts and
+// offsets on whole vectors.
+std::vector<std::string> Emitter::vector_conditions() {
+    std::vector<std::string> conds;
+    std::set<std::string> dims;
+    auto add_tensor = [&](const Tensor& t, const std::string& name) {
+        if (t.role == Role::Scalar || t.role == Role::PerRow) return;
+        conds.push_back("aligned16(" + name + ")");
+        if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(t.shape.back()));
+    };
+    for (size_t i = 0; i < ir_.inputs.size(); ++i)
+        add_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        add_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
+    for (const auto& [key, name] : offset_names_)
+        if (key.offset) dims.insert(host_dim(*key.offset));
+    for (const auto& d : dims)
+        conds.push_back("(" + d + ") % kVectorWidth == 0");
+    if (conds.empty()) conds.push_back("true");
+    return conds;
+}
+
+// Kernel parameters (with types) or the matching launch arguments.
+std::vector<std::string> Emitter::kernel_params(bool with_types) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
+        const Tensor& t = ir_.inputs[i];
+        std::string name = input_name(static_cast<int>(i));
+        if (t.role == Role::Scalar) {
+            out.push_back(with_types ? "float " + name : "static_cast<float>(" + name + ")");
+            continue;
+        }
+        std::string type = *cuda_type(t.dtype);
+        out.push_back(with_types ? "const " + type + "* __restrict__ " + name
+                                 : "static_cast<const " + type + "*>(" + name + ".data_ptr())");
+    }
+    for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+        const Tensor& t = ir_.outputs[i];
+        std::string name = output_name(static_cast<int>(i));
+        std::string type = *cuda_type(t.dtype);
+        out.push_back(with_types ? type + "* __restrict__ " + name
+                                 : "static_cast<" + type + "*>(" + name + ".data_ptr())");
+    }
+    out.push_back(with_types ? "int64_t rows" : "rows");
+    if (op_.family == Family::GatedActivation || !is_const(ir_.column_axis))
+        out.push_back(with_types ? "int64_t cols" : "cols");
+    for (int axis : kernel_axes_) {
+        if (axis == ir_.column_axis && !flat_) continue;
+        out.push_back(with_types ? "int64_t " + identifier(ir_.axes[axis].name) : host_axis(axis));
+    }
+    return out;
+}
+
+std::string Emitter::run_signature() const {
+    std::vector<std::string> params;
+    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
+        const Tensor& t = ir_.inputs[i];
+        std::string name = input_name(static_cast<int>(i));
+        if (t.role != Role::Scalar) {
+            params.push_back("const at::Tensor& " + name);
+        } else if (t.dtype == DType::Bool) {
+            params.push_back("bool " + name);
+        } else if (is_floating(t.dtype)) {
+            params.push_back("double " + name);
+        } else {
+            params.push_back("int64_t " + name);
+        }
+    }
+    std::string ret = "void";
+    if (options_.destination_passing) {
+        for (size_t i = 0; i < ir_.outputs.size(); ++i)
+            params.push_back("const at::Tensor& " + output_name(static_cast<int>(i)));
+    } else if (ir_.outputs.size() == 1) {
+        ret = "at::Tensor";
+    } else {
+        std::vector<std::string> types(ir_.outputs.size(), "at::Tensor");
+        ret = "std::tuple<" + join(types, ", ") + ">";
+    }
+    return ret + " run(" + join(params, ", ") + ")";
+}
+
+// TORCH_CHECKs on every tensor, the axis sizes, and (return style) the outputs.
+std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) {
+    std::vector<std::string> lines;
+    std::set<int> bound;
+    auto check_tensor = [&](const Tensor& t, const std::string& name) {
+        const std::string q = "\"" + t.name;
+        lines.push_back("TORCH_CHECK(" + name + ".device() == stream.device(), " + q +
+                        " must be on the launch's device \", stream.device(), \", got \", " + name +
+                        ".device());");
+        lines.push_back("TORCH_CHECK(" + name + ".scalar_type() == " + scalar_type_enum(t.dtype) +
+                        ", " + q + " must be " + ir::benchmark_name(t.dtype) + ", got \", " + name +
+                        ".scalar_type());");
+        lines.push_back("TORCH_CHECK(" + name + ".is_contiguous(), " + q +
+                        " must be contiguous\");");
+        lines.push_back("TORCH_CHECK(" + name + ".dim() == " + std::to_string(t.rank()) + ", " + q +
+                        " must be " + std::to_string(t.rank()) + "-d, got \", " + name +
+                        ".dim());");
+    };
+    auto bind_dims = [&](const Tensor& t, const std::string& name) {
+        for (int d = 0; d < t.rank(); ++d) {
+            const Dim& dim = t.shape[d];
+            std::string size = name + ".size(" + std::to_string(d) + ")";
+            const std::string& axis = ir_.axes[dim.axis].name;
+            if (!bound.count(dim.axis) && !is_const(dim.axis)) {
+                bound.insert(dim.axis);
+                if (dim.scale == 1) {
+                    lines.push_back("const int64_t " + host_axis(dim.axis) + " = " + size + ";");
+                } else {
+                    std::string k = std::to_string(dim.scale);
+                    lines.push_back("TORCH_CHECK(" + size + " % " + k + " == 0, \"" + t.name +
+                                    ".size(" + std::to_string(d) + ") must be a multiple of " + k +
+                                    ", got \", " + size + ");");
+                    lines.push_back("const int64_t " + host_axis(dim.axis) + " = " + size + " / " +
+                                    k + ";");
+                }
+                continue;
+            }
+            std::string expected = host_dim(dim);
+            lines.push_back("TORCH_CHECK(" + size + " == " + expected + ", \"" + t.name + ".size(" +
+                            std::to_string(d) + ") must be " +
+                            (dim.scale == 1 ? axis : std::to_string(dim.scale) + " * " + axis) +
+                            " (\", " + expected + ", \"), got \", " + size + ");");
+        }
+    };
+    for (size_t i = 0; i < ir_.inputs.size(); ++i)
+        if (ir_.inputs[i].role != Role::Scalar)
+            check_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
+    if (options_.destination_passing)
+        for (size_t i = 0; i < ir_.outputs.size(); ++i)
+            check_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
+    for (size_t i = 0; i < ir_.inputs.size(); ++i)
+        if (ir_.inputs[i].role != Role::Scalar)
+            bind_dims(ir_.inputs[i], input_name(static_cast<int>(i)));
+    if (options_.destination_passing) {
+        for (size_t i = 0; i < ir_.outputs.size(); ++i)
+            bind_dims(ir_.outputs[i], output_name(static_cast<int>(i)));
+    } else {
+        for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+            const Tensor& t = ir_.outputs[i];
+            std::vector<std::string> sizes;
+            for (const Dim& d : t.shape)
+                sizes.push_back(host_dim(d));
+            allocs.push_back("const at::Tensor " + output_name(static_cast<int>(i)) +
+                             " = torch::empty({" + join(sizes, ", ") +
+                             "}, torch::TensorOptions().dtype(" + scalar_type_enum(t.dtype) +
+                             ").device(stream.device()));");
+        }
+    }
+    for (int a = 0; a < static_cast<int>(ir_.axes.size()); ++a)
+        if (is_const(a)) {
+            constants_.push_back({{"name", constant_name(ir_.axes[a].name)},
+                                  {"value", std::to_string(*ir_.axes[a].value)}});
+        }
+    std::vector<std::string> row_sizes;
+    for (int a : ir_.row_axes)
+        row_sizes.push_back(host_axis(a));
+    lines.push_back("const int64_t rows = " + (row_sizes.empty() ? "1" : join(row_sizes, " * ")) +
+                    ";");
+    lines.push_back("TORCH_CHECK(rows < (int64_t{1} << 31), \"" + ir_.name +
+                    ": too many rows for one launch: \", rows);");
+    const bool kernel_takes_cols =
+        op_.family == Family::GatedActivation || !is_const(ir_.column_axis);
+    if (kernel_takes_cols && host_axis(ir_.column_axis) != "cols")
+        lines.push_back("const int64_t cols = " + host_axis(ir_.column_axis) + ";");
+    return lines;
+}
+
+std::variant<std::string, EmitError> Emitter::run() {
+    if (auto err = check_supported()) return *err;
+    json ctx;
+    std::string tmpl;
+    switch (op_.family) {
+    case Family::FusedRow:
+        tmpl = "fused_row.mustache";
+        ctx = row_context();
+        break;
+    case Family::Reduction:
+        tmpl = "reduction.mustache";
+        ctx = row_context();
+        break;
+    case Family::GatedActivation:
+        tmpl = "gated_activation.mustache";
+        ctx = gated_context();
+        break;
+    }
+    if (op_.family == Family::Reduction && !ctx["cached"].empty())
+        return EmitError{"internal: a reduction kernel cannot cache rows"};
+    if (!errors_.empty()) return EmitError{errors_.front()};
+
+    std::vector<std::string> allocs;
+    std::vector<std::string> checks = host_checks(allocs);
+    for (auto& a : allocs)
+        checks.push_back(a);
+    // Nothing to launch for an empty tensor.
+    std::string outs;
+    {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < ir_.outputs.size(); ++i)
+            names.push_back(output_name(static_cast<int>(i)));
+        outs = names.size() == 1 ? names[0] : "{" + join(names, ", ") + "}";
+    }
+    std::string ret = options_.destination_passing ? "return;" : "return " + outs + ";";
+    std::string empty_test = op_.family == Family::GatedActivation
+                                 ? "rows == 0 || " + host_dim(row_dim()) + " == 0"
+                                 : "rows == 0";
+    checks.push_back("if (" + empty_test + ") " + ret);
+    std::vector<std::string> launch = ctx["launch_lines"];
+    ctx.erase("launch_lines");
+    std::vector<std::string> params = kernel_params(true);
+
+    // Only the helpers this kernel uses: unused ones would be warned about.
+    auto dtype_flags = [&](const char* prefix, const std::vector<Tensor>& list) {
+        for (const char* t : {"float", "bfloat16", "half"})
+            ctx[std::string(prefix) + t] = false;
+        for (const Tensor& t : list) {
+            if (t.role == Role::Scalar) continue;
+            const char* n = t.dtype == DType::Float32    ? "float"
+                            : t.dtype == DType::BFloat16 ? "bfloat16"
+                                                         : "half";
+            ctx[std::string(prefix) + n] = true;
+        }
+    };
+    dtype_flags("reads_", ir_.inputs);
+    dtype_flags("writes_", ir_.outputs);
+    for (const char* kind : {"sum", "max", "min"})
+        ctx[std::string("uses_") + kind] = false;
+    for (const auto& r : ir::reductions_in_order(ir_))
+        ctx[std::string("uses_") + ir::to_string(r->reduce_kind)] = true;
+    ctx["op_name"] = ir_.name;
+    ctx["family"] = family_name(op_.family);
+    ctx["version"] = kSolgenVersion;
+    ctx["source_file"] = options_.source_file.empty() ? "an unnamed source" : options_.source_file;
+    json desc = json::array();
+    for (const auto& l : split_lines(ir_.description))
+        desc.push_back({{"text", l}});
+    ctx["description_lines"] = desc;
+    ctx["block_threads"] = std::to_string(kBlockThreads);
+    ctx["constants"] = constants_;
+    ctx["kernel_name"] = identifier(ir_.name) + "_kernel";
+    ctx["kernel_params"] = join(params, ", ");
+    ctx["run_signature"] = run_signature();
+    ctx["checks"] = string_list(checks);
+    ctx["launch"] = string_list(launch);
+    ctx["return_statement"] =
+        options_.destination_passing ? json::array() : string_list({"return " + outs + ";"});
+    auto rendered = render_template(tmpl, ctx);
+    if (auto* err = std::get_if<TemplateError>(&rendered)) return EmitError{err->message};
+    return std::get<std::string>(rendered);
+}
+
+} // namespace
+
+std::variant<std::string, EmitError> emit_kernel(const OpDescription& op,
+                                                 const KernelOptions& options) {
+    Emitter emitter(op, options);
+    return emitter.run();
+}
+
+} // namespace solbench::codegen

@@ -1,0 +1,314 @@
+// Prints the op IR as a float32 PyTorch reference implementation.
+#include "codegen/reference_printer.h"
+
+#include "codegen/expr_printer.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace solbench::codegen {
+
+using ir::Dim;
+using ir::Node;
+using ir::Op;
+using ir::Role;
+
+namespace {
+
+std::string py_float(double v) {
+    if (std::isinf(v)) return v > 0 ? "math.inf" : "-math.inf";
+    if (std::isnan(v)) return "math.nan";
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    std::string s(buf, end);
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return v < 0 ? "(" + s + ")" : s;
+}
+
+const char* torch_dtype(ir::DType t) {
+    switch (t) {
+    case ir::DType::BFloat16:
+        return "torch.bfloat16";
+    case ir::DType::Float16:
+        return "torch.float16";
+    case ir::DType::Float64:
+        return "torch.float64";
+    case ir::DType::Int32:
+        return "torch.int32";
+    case ir::DType::Int64:
+        return "torch.int64";
+    case ir::DType::Bool:
+        return "torch.bool";
+    case ir::DType::Float32:
+        return "torch.float32";
+    }
+    return "torch.float32";
+}
+
+bool has_tensor(const Node& n) {
+    if (n.op == Op::Load || n.op == Op::Reduce) return true;
+    for (const auto& a : n.args)
+        if (has_tensor(*a)) return true;
+    return false;
+}
+
+class ReferencePrinter {
+  public:
+    explicit ReferencePrinter(const ir::OpIR& op) : op_(op) { uses_ = use_counts(op.values); }
+
+    std::string run() {
+        std::vector<std::string> params;
+        for (const auto& t : op_.inputs)
+            params.push_back(t.name);
+        line("import math");
+        line("");
+        line("import torch");
+        line("");
+        line("");
+        std::string sig = "def run(";
+        for (size_t i = 0; i < params.size(); ++i)
+            sig += (i ? ", " : "") + params[i];
+        line(sig + "):");
+        bind_axes();
+        for (size_t i = 0; i < op_.inputs.size(); ++i) {
+            const auto& t = op_.inputs[i];
+            if (t.role != Role::Scalar) body("" + t.name + "_f = " + t.name + ".float()");
+        }
+        std::vector<std::string> results;
+        for (size_t i = 0; i < op_.outputs.size(); ++i) {
+            const auto& t = op_.outputs[i];
+            std::optional<Dim> extent;
+            if (t.role == Role::Rows) extent = t.shape.back();
+            std::string v = print(op_.values[i], extent);
+            std::string shaped = v;
+            if (t.role == Role::PerRow) {
+                shaped = has_tensor(*op_.values[i]) ? v + ".squeeze(-1)" : v;
+            } else if (!column_dependent(*op_.values[i])) {
+                shaped = "torch.as_tensor(" + v + ").expand(" + shape_of(t) + ")";
+            }
+            std::string name = t.name;
+            body(name + " = " + as_operand(shaped) + ".to(" + torch_dtype(t.dtype) + ")");
+            results.push_back(name);
+        }
+        std::string ret = results.size() == 1 ? results[0] : "";
+        if (results.size() > 1)
+            for (size_t i = 0; i < results.size(); ++i)
+                ret += (i ? ", " : "") + results[i];
+        body("return " + ret);
+        return out_.str();
+    }
+
+  private:
+    void line(const std::string& s) { out_ << s << "\n"; }
+
+    // `s` as the receiver of a method call: parenthesized unless it is a name,
+    // a call or already parenthesized.
+    static std::string as_operand(const std::string& s) {
+        bool simple = true;
+        int depth = 0;
+        for (char c : s) {
+            if (c == '(' || c == '[') ++depth;
+            if (c == ')' || c == ']') --depth;
+            if (depth == 0 && (c == ' ' || c == '-' || c == '*' || c == '/' || c == '+'))
+                simple = false;
+        }
+        return simple ? s : "(" + s + ")";
+    }
+    void body(const std::string& s) { out_ << "    " << s << "\n"; }
+
+    static std::string strip(const std::string& s) {
+        if (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
+            int depth = 0;
+            for (size_t i = 0; i < s.size(); ++i) {
+                if (s[i] == '(') ++depth;
+                if (s[i] == ')' && --depth == 0 && i + 1 != s.size()) return s;
+            }
+            return s.substr(1, s.size() - 2);
+        }
+        return s;
+    }
+
+    // Axis sizes as Python values: constants, or read from the first tensor with the axis.
+    void bind_axes() {
+        std::vector<bool> bound(op_.axes.size(), false);
+        for (const auto& t : op_.inputs) {
+            for (int d = 0; d < t.rank(); ++d) {
+                const Dim& dim = t.shape[d];
+                if (bound[dim.axis] || op_.axes[dim.axis].value) continue;
+                bound[dim.axis] = true;
+                std::string size = t.name + ".shape[" + std::to_string(d) + "]";
+                body(op_.axes[dim.axis].name + " = " + size +
+                     (dim.scale == 1 ? "" : " // " + std::to_string(dim.scale)));
+            }
+        }
+        for (size_t a = 0; a < op_.axes.size(); ++a)
+            if (op_.axes[a].value)
+                body(op_.axes[a].name + " = " + std::to_string(*op_.axes[a].value));
+    }
+
+    std::string dim(const Dim& d) const {
+        const std::string& a = op_.axes[d.axis].name;
+        return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
+    }
+
+    std::string shape_of(const ir::Tensor& t) const {
+        std::string s;
+        for (size_t i = 0; i < t.shape.size(); ++i)
+            s += (i ? ", " : "") + dim(t.shape[i]);
+        return s;
+    }
+
+    bool column_dependent(const Node& n) const {
+        if (n.op == Op::Load) return op_.inputs[n.index].role != Role::PerRow;
+        if (n.op == Op::Reduce) return false;
+        for (const auto& a : n.args)
+            if (column_dependent(*a)) return true;
+        return false;
+    }
+
+    std::string load(const Node& n, const std::optional<Dim>& extent) {
+        const auto& t = op_.inputs[n.index];
+        std::string v = t.name + "_f";
+        if (t.role == Role::PerRow) return v + ".unsqueeze(-1)";
+        Dim last = t.shape.back();
+        bool whole = !n.col_offset && extent && *extent == last;
+        if (whole) return v;
+        std::string start = n.col_offset ? dim(*n.col_offset) : "0";
+        std::string len = extent ? dim(*extent) : dim(last);
+        std::string stop = start == "0" ? len : start + " + " + len;
+        return v + "[..., " + (start == "0" ? "" : start) + ":" + stop + "]";
+    }
+
+    std::string print(const ir::Expr& e, const std::optional<Dim>& extent) {
+        // Column-invariant values are the same in every context.
+        bool invariant = !column_dependent(*e);
+        auto key = std::make_pair(e.get(), invariant || !extent ? std::string() : dim(*extent));
+        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        std::string v = print_node(*e, extent);
+        bool leaf =
+            e->op == Op::Const || e->op == Op::Scalar || e->op == Op::AxisSize || e->op == Op::Load;
+        auto u = uses_.find(e.get());
+        if (!leaf && (e->op == Op::Reduce || (u != uses_.end() && u->second > 1))) {
+            std::string name = "t" + std::to_string(next_++);
+            body(name + " = " + strip(v));
+            v = name;
+        }
+        memo_[key] = v;
+        return v;
+    }
+
+    std::string print_node(const Node& n, const std::optional<Dim>& extent) {
+        auto a = [&](size_t i) { return print(n.args[i], extent); };
+        const bool tensor = has_tensor(n);
+        auto fn = [&](const char* torch_fn, const char* math_fn) {
+            return std::string(tensor ? torch_fn : math_fn) + "(" + strip(a(0)) + ")";
+        };
+        auto infix = [&](const char* op) { return "(" + a(0) + op + a(1) + ")"; };
+        auto flag = [&](const std::string& cond) {
+            return tensor ? "(" + cond + ").float()" : "float(" + cond + ")";
+        };
+        switch (n.op) {
+        case Op::Const:
+            return py_float(n.value);
+        case Op::Scalar:
+            return op_.inputs[n.index].name;
+        case Op::AxisSize:
+            return op_.axes[n.index].name;
+        case Op::Load:
+            return load(n, extent);
+        case Op::Reduce: {
+            const char* f = n.reduce_kind == ir::ReduceKind::Sum   ? "torch.sum"
+                            : n.reduce_kind == ir::ReduceKind::Max ? "torch.amax"
+                                                                   : "torch.amin";
+            return std::string(f) + "(" + strip(print(n.args[0], n.extent)) +
+                   ", dim=-1, keepdim=True)";
+        }
+        case Op::Add:
+            return infix(" + ");
+        case Op::Sub:
+            return infix(" - ");
+        case Op::Mul:
+            return infix(" * ");
+        case Op::Div:
+            return infix(" / ");
+        case Op::Mod:
+            return tensor ? "torch.fmod(" + a(0) + ", " + a(1) + ")"
+                          : "math.fmod(" + a(0) + ", " + a(1) + ")";
+        case Op::Neg:
+            return "(-" + a(0) + ")";
+        case Op::Lt:
+            return flag(a(0) + " < " + a(1));
+        case Op::Le:
+            return flag(a(0) + " <= " + a(1));
+        case Op::Gt:
+            return flag(a(0) + " > " + a(1));
+        case Op::Ge:
+            return flag(a(0) + " >= " + a(1));
+        case Op::Eq:
+            return flag(a(0) + " == " + a(1));
+        case Op::Ne:
+            return flag(a(0) + " != " + a(1));
+        case Op::And:
+            return flag("(" + a(0) + " != 0) & (" + a(1) + " != 0)");
+        case Op::Or:
+            return flag("(" + a(0) + " != 0) | (" + a(1) + " != 0)");
+        case Op::Not:
+            return flag(a(0) + " == 0");
+        case Op::Select:
+            if (!tensor) return "(" + a(1) + " if " + a(0) + " != 0 else " + a(2) + ")";
+            return "torch.where(torch.as_tensor(" + a(0) + " != 0), " + a(1) + ", " + a(2) + ")";
+        case Op::Sqrt:
+            return fn("torch.sqrt", "math.sqrt");
+        case Op::Exp:
+            return fn("torch.exp", "math.exp");
+        case Op::Log:
+            return fn("torch.log", "math.log");
+        case Op::Tanh:
+            return fn("torch.tanh", "math.tanh");
+        case Op::Abs:
+            return fn("torch.abs", "abs");
+        case Op::Erf:
+            return fn("torch.erf", "math.erf");
+        case Op::Sigmoid:
+            return tensor ? "torch.sigmoid(" + strip(a(0)) + ")"
+                          : "(1.0 / (1.0 + math.exp(-" + a(0) + ")))";
+        case Op::Max:
+        case Op::Min: {
+            bool t0 = has_tensor(*n.args[0]), t1 = has_tensor(*n.args[1]);
+            const char* both = n.op == Op::Max ? "torch.maximum" : "torch.minimum";
+            const char* bound = n.op == Op::Max ? "min" : "max";
+            if (t0 && t1) return std::string(both) + "(" + a(0) + ", " + a(1) + ")";
+            if (t0) return "torch.clamp(" + a(0) + ", " + bound + "=" + a(1) + ")";
+            if (t1) return "torch.clamp(" + a(1) + ", " + bound + "=" + a(0) + ")";
+            return std::string(n.op == Op::Max ? "max(" : "min(") + a(0) + ", " + a(1) + ")";
+        }
+        case Op::Pow:
+            return tensor ? "torch.pow(" + a(0) + ", " + a(1) + ")"
+                          : "(" + a(0) + " ** " + a(1) + ")";
+        case Op::Cast:
+            if (n.dtype == ir::DType::Float32 || n.dtype == ir::DType::Float64) return a(0);
+            if (!tensor)
+                return "torch.tensor(" + a(0) + ").to(" + torch_dtype(n.dtype) + ").float().item()";
+            return strip(a(0)) == a(0)
+                       ? a(0) + ".to(" + torch_dtype(n.dtype) + ").float()"
+                       : "(" + strip(a(0)) + ").to(" + torch_dtype(n.dtype) + ").float()";
+        }
+        return "0.0";
+    }
+
+    const ir::OpIR& op_;
+    std::map<const Node*, int> uses_;
+    std::map<std::pair<const Node*, std::string>, std::string> memo_;
+    std::ostringstream out_;
+    int next_ = 0;
+};
+
+} // namespace
+
+std::string print_reference(const ir::OpIR& op) {
+    return ReferencePrinter(op).run();
+}
+
+} // namespace solbench::codegen

@@ -1,0 +1,369 @@
+// definition.json loading and validation, and binding an op to it.
+#include "package/definition.h"
+
+#include "package/schema.h"
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace solbench::package {
+
+using ir::Dim;
+using ir::Role;
+
+const AxisDef* Definition::axis(const std::string& n) const {
+    for (const auto& a : axes)
+        if (a.name == n) return &a;
+    return nullptr;
+}
+
+std::string describe(const TensorDef& t) {
+    if (!t.shape) return t.dtype + " scalar";
+    std::string s = t.dtype + "[";
+    for (size_t i = 0; i < t.shape->size(); ++i)
+        s += (i ? ", " : "") + (*t.shape)[i];
+    return s + "]";
+}
+
+namespace {
+
+std::string err(const std::string& path, const std::string& pointer, const std::string& msg) {
+    return path + ":" + (pointer.empty() ? "/" : pointer) + ": error: " + msg;
+}
+
+// The parameter names of the reference's top-level `def run(...)`.
+std::optional<std::vector<std::string>> run_params(const std::string& source) {
+    static const std::regex def(R"((^|\n)def\s+run\s*\(([^)]*)\))");
+    std::smatch m;
+    if (!std::regex_search(source, m, def)) return std::nullopt;
+    std::vector<std::string> names;
+    std::stringstream params(m[2].str());
+    for (std::string p; std::getline(params, p, ',');) {
+        p = p.substr(0, p.find_first_of(":="));
+        size_t a = p.find_first_not_of(" \t\n*"), b = p.find_last_not_of(" \t\n");
+        if (a == std::string::npos) continue;
+        names.push_back(p.substr(a, b - a + 1));
+    }
+    return names;
+}
+
+std::vector<TensorDef> tensors(const nlohmann::ordered_json& obj) {
+    std::vector<TensorDef> out;
+    for (const auto& [name, t] : obj.items()) {
+        TensorDef d;
+        d.name = name;
+        d.dtype = t["dtype"].get<std::string>();
+        if (!t["shape"].is_null()) d.shape = t["shape"].get<std::vector<std::string>>();
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+} // namespace
+
+std::variant<Definition, Errors> parse_definition(const std::string& path,
+                                                  const std::string& text) {
+    Definition def;
+    def.path = path;
+    def.text = text;
+    try {
+        def.json = nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        return Errors{err(path, "", std::string("not valid JSON: ") + e.what())};
+    }
+    auto violations = validate_definition_schema(nlohmann::json::parse(text));
+    if (!violations.empty()) return render_violations(path, violations);
+
+    def.name = def.json["name"].get<std::string>();
+    def.reference = def.json["reference"].get<std::string>();
+    for (const auto& [name, a] : def.json["axes"].items()) {
+        AxisDef ax;
+        ax.name = name;
+        std::string kind = a["type"].get<std::string>();
+        ax.kind = kind == "const" ? AxisDef::Kind::Const
+                  : kind == "var" ? AxisDef::Kind::Var
+                                  : AxisDef::Kind::Expr;
+        if (ax.kind == AxisDef::Kind::Const) ax.value = a["value"].get<int64_t>();
+        if (ax.kind == AxisDef::Kind::Expr) ax.expression = a["expression"].get<std::string>();
+        def.axes.push_back(std::move(ax));
+    }
+    def.inputs = tensors(def.json["inputs"]);
+    def.outputs = tensors(def.json["outputs"]);
+
+    Errors errors;
+    std::set<std::string> input_names;
+    for (const auto& t : def.inputs) {
+        input_names.insert(t.name);
+        if (def.axis(t.name))
+            errors.push_back(
+                err(path, "/inputs/" + t.name, "input '" + t.name + "' has the name of an axis"));
+    }
+    for (const auto& t : def.outputs)
+        if (input_names.count(t.name))
+            errors.push_back(
+                err(path, "/outputs/" + t.name, "'" + t.name + "' is both an input and an output"));
+    for (const auto* list : {&def.inputs, &def.outputs}) {
+        const char* group = list == &def.inputs ? "/inputs/" : "/outputs/";
+        for (const auto& t : *list) {
+            if (!t.shape) continue;
+            for (size_t i = 0; i < t.shape->size(); ++i)
+                if (!def.axis((*t.shape)[i]))
+                    errors.push_back(err(path, group + t.name + "/shape/" + std::to_string(i),
+                                         "'" + (*t.shape)[i] + "' is not a defined axis"));
+        }
+    }
+    auto params = run_params(def.reference);
+    std::vector<std::string> expected;
+    for (const auto& t : def.inputs)
+        expected.push_back(t.name);
+    if (!params) {
+        errors.push_back(err(path, "/reference", "the reference defines no top-level run()"));
+    } else if (*params != expected) {
+        auto join = [](const std::vector<std::string>& v) {
+            std::string s;
+            for (size_t i = 0; i < v.size(); ++i)
+                s += (i ? ", " : "") + v[i];
+            return s;
+        };
+        errors.push_back(err(path, "/reference",
+                             "run(" + join(*params) + ") must take the inputs in order: run(" +
+                                 join(expected) + ")"));
+    }
+    if (!errors.empty()) return errors;
+    return def;
+}
+
+std::variant<Definition, Errors> load_definition(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Errors{err(path, "", "cannot read the file")};
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return parse_definition(path, buf.str());
+}
+
+namespace {
+
+// The op's tensor, spelt like the definition's: "bfloat16[batch_size, hidden_size]".
+std::string describe_op(const ir::OpIR& op, const ir::Tensor& t) {
+    if (t.role == Role::Scalar) return std::string(ir::benchmark_name(t.dtype)) + " scalar";
+    std::string s = std::string(ir::benchmark_name(t.dtype)) + "[";
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+        const Dim& d = t.shape[i];
+        s += (i ? ", " : "") + (d.scale == 1 ? "" : std::to_string(d.scale) + " * ") +
+             op.axes[d.axis].name;
+    }
+    return s + "]";
+}
+
+// Rebuilds an expression with input indices remapped (node sharing kept).
+ir::Expr remap(const ir::Expr& e, const std::vector<int>& new_index,
+               std::map<const ir::Node*, ir::Expr>& memo) {
+    if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
+    std::vector<ir::Expr> args;
+    for (const auto& a : e->args)
+        args.push_back(remap(a, new_index, memo));
+    ir::Expr out;
+    switch (e->op) {
+    case ir::Op::Const:
+        out = ir::constant(e->value);
+        break;
+    case ir::Op::Scalar:
+        out = ir::scalar(new_index[e->index]);
+        break;
+    case ir::Op::AxisSize:
+        out = ir::axis_size(e->index);
+        break;
+    case ir::Op::Load:
+        out = ir::load(new_index[e->index], e->col_offset);
+        break;
+    case ir::Op::Reduce:
+        out = ir::reduce(e->reduce_kind, args[0], e->extent);
+        break;
+    case ir::Op::Select:
+        out = ir::select(args[0], args[1], args[2]);
+        break;
+    case ir::Op::Cast:
+        out = ir::cast(e->dtype, args[0]);
+        break;
+    default:
+        out = args.size() == 1 ? ir::unary(e->op, args[0]) : ir::binary(e->op, args[0], args[1]);
+    }
+    memo[e.get()] = out;
+    return out;
+}
+
+class Binder {
+  public:
+    Binder(const OpDescription& op, const Definition& def) : op_(op), ir_(op.ir), def_(def) {}
+
+    std::variant<OpDescription, Errors> run() {
+        std::vector<int> in_order = match("input", ir_.inputs, def_.inputs, false);
+        std::vector<int> out_order = match("output", ir_.outputs, def_.outputs, true);
+        if (!errors_.empty()) return errors_;
+
+        ir::OpIR bound = ir_;
+        bound.inputs.clear();
+        bound.outputs.clear();
+        bound.values.clear();
+        std::vector<int> new_index(ir_.inputs.size());
+        for (size_t d = 0; d < in_order.size(); ++d) {
+            new_index[in_order[d]] = static_cast<int>(d);
+            bound.inputs.push_back(ir_.inputs[in_order[d]]);
+            bound.inputs.back().name = def_.inputs[d].name;
+        }
+        std::map<const ir::Node*, ir::Expr> memo;
+        for (size_t d = 0; d < out_order.size(); ++d) {
+            bound.outputs.push_back(ir_.outputs[out_order[d]]);
+            bound.outputs.back().name = def_.outputs[d].name;
+            bound.values.push_back(remap(ir_.values[out_order[d]], new_index, memo));
+        }
+        if (!ir_.value_pos.empty()) {
+            bound.value_pos.clear();
+            for (int o : out_order)
+                bound.value_pos.push_back(
+                    o < static_cast<int>(ir_.value_pos.size()) ? ir_.value_pos[o] : SourcePos{});
+        }
+        for (size_t d = 0; d < in_order.size(); ++d)
+            check_tensor("input", d, bound.inputs[d], def_.inputs[d]);
+        for (size_t d = 0; d < out_order.size(); ++d)
+            check_tensor("output", d, bound.outputs[d], def_.outputs[d]);
+        if (!errors_.empty()) return errors_;
+        bind_axes(bound);
+        if (!errors_.empty()) return errors_;
+
+        OpDescription out = op_;
+        out.ir = std::move(bound);
+        out.reductions = ir::reductions_in_order(out.ir);
+        return out;
+    }
+
+  private:
+    std::string where(const char* kind, size_t i) const {
+        return def_.path + ": error: " + kind + " " + std::to_string(i + 1) + ": ";
+    }
+
+    // The op's index for each definition entry, by name; a single default
+    // output takes the definition's name.
+    std::vector<int> match(const char* kind, const std::vector<ir::Tensor>& ops,
+                           const std::vector<TensorDef>& defs, bool outputs) {
+        std::vector<int> order;
+        if (ops.size() != defs.size()) {
+            std::string msg = def_.path + ": error: the op has " + std::to_string(ops.size()) +
+                              " " + kind + "s (";
+            for (size_t i = 0; i < ops.size(); ++i)
+                msg += (i ? ", " : "") + ops[i].name;
+            msg += "), the definition has " + std::to_string(defs.size()) + " (";
+            for (size_t i = 0; i < defs.size(); ++i)
+                msg += (i ? ", " : "") + defs[i].name;
+            errors_.push_back(msg + ")");
+            return order;
+        }
+        if (outputs && ops.size() == 1) return {0};
+        std::map<std::string, int> by_name;
+        for (size_t i = 0; i < ops.size(); ++i)
+            by_name[ops[i].name] = static_cast<int>(i);
+        for (size_t d = 0; d < defs.size(); ++d) {
+            auto it = by_name.find(defs[d].name);
+            if (it != by_name.end()) {
+                order.push_back(it->second);
+                continue;
+            }
+            errors_.push_back(where(kind, d) + "the op has '" + ops[d].name + "' " +
+                              describe_op(ir_, ops[d]) + ", the definition has '" + defs[d].name +
+                              "' " + describe(defs[d]));
+        }
+        return order;
+    }
+
+    void check_tensor(const char* kind, size_t i, const ir::Tensor& t, const TensorDef& d) {
+        bool scalar = t.role == Role::Scalar;
+        bool rank_ok = scalar ? !d.shape : (d.shape && d.shape->size() == t.shape.size());
+        bool dtype_ok = d.dtype == ir::benchmark_name(t.dtype);
+        if (!rank_ok || !dtype_ok)
+            errors_.push_back(where(kind, i) + "the op has '" + t.name + "' " +
+                              describe_op(ir_, t) + ", the definition has '" + d.name + "' " +
+                              describe(d));
+    }
+
+    // Axis names and constants from the definition.
+    void bind_axes(ir::OpIR& bound) {
+        std::map<int, std::string> names; // op axis -> definition axis
+        auto visit = [&](const ir::Tensor& t, const TensorDef& d) {
+            if (!d.shape) return;
+            for (size_t k = 0; k < t.shape.size(); ++k) {
+                const Dim& dim = t.shape[k];
+                const std::string& dname = (*d.shape)[k];
+                const AxisDef* ax = def_.axis(dname);
+                if (dim.scale != 1) {
+                    // A packed dimension: only a constant says anything about the axis.
+                    if (ax && ax->kind == AxisDef::Kind::Const) {
+                        if (ax->value % dim.scale != 0)
+                            errors_.push_back(def_.path + ": error: '" + t.name + "' dim " +
+                                              std::to_string(k) + " is " +
+                                              std::to_string(dim.scale) + " * " +
+                                              ir_.axes[dim.axis].name + ", but '" + dname +
+                                              "' is " + std::to_string(ax->value));
+                        else
+                            set_constant(bound, dim.axis, ax->value / dim.scale, dname);
+                    }
+                    continue;
+                }
+                auto it = names.find(dim.axis);
+                if (it != names.end() && it->second != dname) {
+                    errors_.push_back(def_.path + ": error: the op's axis '" +
+                                      ir_.axes[dim.axis].name + "' is '" + it->second +
+                                      "' in one tensor and '" + dname + "' in '" + d.name + "'");
+                    continue;
+                }
+                names[dim.axis] = dname;
+                if (ax && ax->kind == AxisDef::Kind::Const)
+                    set_constant(bound, dim.axis, ax->value, dname);
+                else if (ax && ir_.axes[dim.axis].value && ax->kind == AxisDef::Kind::Var)
+                    errors_.push_back(
+                        def_.path + ": error: axis '" + dname + "': the op fixes it at " +
+                        std::to_string(*ir_.axes[dim.axis].value) + ", the definition has it var");
+            }
+        };
+        for (size_t i = 0; i < bound.inputs.size(); ++i)
+            visit(bound.inputs[i], def_.inputs[i]);
+        for (size_t i = 0; i < bound.outputs.size(); ++i)
+            visit(bound.outputs[i], def_.outputs[i]);
+        std::set<std::string> used;
+        for (const auto& [axis, name] : names) {
+            if (!used.insert(name).second) {
+                errors_.push_back(def_.path + ": error: the definition uses '" + name +
+                                  "' for two different axes of the op");
+                continue;
+            }
+            bound.axes[axis].name = name;
+        }
+    }
+
+    void set_constant(ir::OpIR& bound, int axis, int64_t value, const std::string& dname) {
+        auto& a = bound.axes[axis];
+        if (a.value && *a.value != value) {
+            errors_.push_back(def_.path + ": error: axis '" + dname + "': the op fixes it at " +
+                              std::to_string(*a.value) + ", the definition at " +
+                              std::to_string(value));
+            return;
+        }
+        a.value = value;
+    }
+
+    const OpDescription& op_;
+    const ir::OpIR& ir_;
+    const Definition& def_;
+    Errors errors_;
+};
+
+} // namespace
+
+std::variant<OpDescription, Errors> bind(const OpDescription& op, const Definition& def) {
+    return Binder(op, def).run();
+}
+
+} // namespace solbench::package

@@ -1,0 +1,59 @@
+// A benchmark definition.json: loading, validation, and binding an op to it.
+//
+// Errors are "file:/json/pointer: error: message" lines. bind() takes the
+// definition's names, order, dtypes, axis names and constants onto the op, and
+// refuses a mismatch naming both sides, e.g.
+//   input 2: the op has 'weight' bfloat16[hidden_size], the definition has
+//   'weight' float32[hidden_size]
+#pragma once
+
+#include "recognizers/recognizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace solbench::package {
+
+struct AxisDef {
+    enum class Kind { Const, Var, Expr };
+    std::string name;
+    Kind kind = Kind::Var;
+    int64_t value = 0;      // Const
+    std::string expression; // Expr
+};
+
+struct TensorDef {
+    std::string name;
+    std::optional<std::vector<std::string>> shape; // nullopt: a Python scalar
+    std::string dtype;
+};
+
+struct Definition {
+    std::string path; // where it was read from, for messages
+    std::string text; // the file's bytes, copied verbatim into bundles
+    nlohmann::ordered_json json;
+    std::string name;
+    std::vector<AxisDef> axes; // in file order
+    std::vector<TensorDef> inputs;
+    std::vector<TensorDef> outputs;
+    std::string reference;
+    const AxisDef* axis(const std::string& n) const;
+};
+
+using Errors = std::vector<std::string>;
+
+std::variant<Definition, Errors> parse_definition(const std::string& path, const std::string& text);
+std::variant<Definition, Errors> load_definition(const std::string& path);
+
+// The op with the definition's names, order, dtypes and axis constants, or why
+// the two disagree.
+std::variant<OpDescription, Errors> bind(const OpDescription& op, const Definition& def);
+
+// "bfloat16[batch_size, hidden_size]", or "float32 scalar".
+std::string describe(const TensorDef& t);
+
+} // namespace solbench::package

@@ -1,0 +1,348 @@
+// Schema validation, definition loading and binding, workloads, bundles.
+#include "ir_fixtures.h"
+#include "package/definition.h"
+#include "package/generate.h"
+#include "package/packager.h"
+#include "package/schema.h"
+#include "package/workloads.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace solbench;
+using namespace solbench::package;
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json good_solution() {
+    BundleOptions o;
+    o.name = "rmsnorm_solgen";
+    return make_solution(fixtures::rmsnorm(), "rmsnorm", o, "// kernel\n");
+}
+
+bool rejects(const nlohmann::json& sol, const std::string& pointer) {
+    for (const auto& v : validate_solution(sol))
+        if (v.pointer.rfind(pointer, 0) == 0) return true;
+    return false;
+}
+
+const char* kRmsnormDefinition = R"({
+  "name": "rmsnorm_h4096",
+  "axes": {"batch_size": {"type": "var"}, "hidden_size": {"type": "const", "value": 4096}},
+  "inputs": {
+    "hidden_states": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16"},
+    "weight": {"shape": ["hidden_size"], "dtype": "bfloat16"}
+  },
+  "outputs": {"out": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16"}},
+  "reference": "import torch\n\ndef run(hidden_states, weight):\n    return hidden_states\n"
+})";
+
+Definition parse_ok(const std::string& text) {
+    auto r = parse_definition("definition.json", text);
+    if (auto* e = std::get_if<Errors>(&r)) {
+        ADD_FAILURE() << (e->empty() ? "" : e->front());
+        return {};
+    }
+    return std::get<Definition>(r);
+}
+
+std::string bind_error(const std::string& text) {
+    auto r = bind(fixtures::rmsnorm(), parse_ok(text));
+    if (auto* e = std::get_if<Errors>(&r)) return e->empty() ? "" : e->front();
+    return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+    size_t p = s.find(from);
+    if (p != std::string::npos) s.replace(p, from.size(), to);
+    return s;
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        path = fs::temp_directory_path() /
+               ("solbench-pkg-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+TEST(Schema, AcceptsAGoodSolution) {
+    auto v = validate_solution(good_solution());
+    EXPECT_TRUE(v.empty()) << (v.empty() ? "" : v[0].pointer + ": " + v[0].message);
+}
+
+TEST(Schema, RejectsEachRuleOfTheContract) {
+    auto s = good_solution();
+    s["name"] = "";
+    EXPECT_TRUE(rejects(s, "/name"));
+    s = good_solution();
+    s.erase("definition");
+    EXPECT_FALSE(validate_solution(s).empty());
+    s = good_solution();
+    s["author"] = 3;
+    EXPECT_TRUE(rejects(s, "/author"));
+    s = good_solution();
+    s["spec"]["languages"] = {"cuda_cpp", "triton"}; // families never mix
+    EXPECT_TRUE(rejects(s, "/spec/languages"));
+    s = good_solution();
+    s["spec"]["target_hardware"] = {"b200"};
+    EXPECT_TRUE(rejects(s, "/spec/target_hardware"));
+    s = good_solution();
+    s["spec"]["target_hardware"] = nlohmann::json::array();
+    EXPECT_TRUE(rejects(s, "/spec/target_hardware"));
+    s = good_solution();
+    s["spec"]["entry_point"] = "kernel.cu:run";
+    EXPECT_TRUE(rejects(s, "/spec/entry_point"));
+    s["spec"]["entry_point"] = "kernel.cu::a::run";
+    EXPECT_TRUE(rejects(s, "/spec/entry_point"));
+    s["spec"]["entry_point"] = "kernel.py::run";
+    EXPECT_TRUE(rejects(s, "/spec/entry_point"));
+    s["spec"]["entry_point"] = "other.cu::run"; // not among the sources
+    EXPECT_TRUE(rejects(s, "/spec/entry_point"));
+    s = good_solution();
+    s["spec"]["binding"] = "python";
+    EXPECT_TRUE(rejects(s, "/spec/binding"));
+    s = good_solution();
+    s["spec"]["dependencies"] = {1};
+    EXPECT_TRUE(rejects(s, "/spec/dependencies"));
+    s = good_solution();
+    s["sources"] = nlohmann::json::array();
+    EXPECT_TRUE(rejects(s, "/sources"));
+    s = good_solution();
+    s["sources"][0]["path"] = "../kernel.cu";
+    EXPECT_TRUE(rejects(s, "/sources/0/path"));
+    s["sources"][0]["path"] = "/abs/kernel.cu";
+    EXPECT_TRUE(rejects(s, "/sources/0/path"));
+    s = good_solution();
+    s["sources"][0]["content"] = "";
+    EXPECT_TRUE(rejects(s, "/sources/0/content"));
+    s = good_solution();
+    s["sources"].push_back(s["sources"][0]);
+    EXPECT_TRUE(rejects(s, "/sources/1/path")); // duplicate
+}
+
+TEST(Schema, SolutionSpecFromOptions) {
+    BundleOptions o;
+    o.name = "n";
+    o.targets = {"B200", "LOCAL"};
+    o.arch = "sm_90";
+    o.destination_passing = false;
+    auto s = make_solution(fixtures::rmsnorm(), "rmsnorm", o, "x");
+    EXPECT_EQ(s["spec"]["compile_options"]["cuda_cflags"],
+              nlohmann::json({"-O3", "--use_fast_math", "-gencode=arch=compute_90,code=sm_90"}));
+    EXPECT_EQ(s["spec"]["compile_options"]["ld_flags"], nlohmann::json({"-lcuda"}));
+    EXPECT_EQ(s["spec"]["target_hardware"], nlohmann::json({"B200", "LOCAL"}));
+    EXPECT_EQ(s["spec"]["destination_passing_style"], false);
+    EXPECT_EQ(s["description"], "Root-mean-square normalization of each row.");
+}
+
+TEST(Definition, ValidationNamesFileAndPointer) {
+    auto r =
+        parse_definition("defs/x.json", replace(kRmsnormDefinition, "\"bfloat16\"", "\"bf16\""));
+    ASSERT_TRUE(std::holds_alternative<Errors>(r));
+    EXPECT_NE(std::get<Errors>(r).front().find("defs/x.json:/inputs/hidden_states/dtype: error:"),
+              std::string::npos)
+        << std::get<Errors>(r).front();
+    auto bad_axis =
+        parse_definition("d.json", replace(kRmsnormDefinition, "[\"hidden_size\"]", "[\"width\"]"));
+    ASSERT_TRUE(std::holds_alternative<Errors>(bad_axis));
+    EXPECT_NE(std::get<Errors>(bad_axis).front().find("d.json:/inputs/weight/shape/0"),
+              std::string::npos);
+    auto bad_ref =
+        parse_definition("d.json", replace(kRmsnormDefinition, "def run(hidden_states, weight)",
+                                           "def run(weight, hidden_states)"));
+    ASSERT_TRUE(std::holds_alternative<Errors>(bad_ref));
+    EXPECT_NE(std::get<Errors>(bad_ref).front().find("/reference"), std::string::npos);
+}
+
+TEST(Definition, BindTakesNamesAndConstants) {
+    auto r = bind(fixtures::rmsnorm(), parse_ok(kRmsnormDefinition));
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    const auto& op = std::get<OpDescription>(r);
+    EXPECT_EQ(op.ir.outputs[0].name, "out");
+    ASSERT_TRUE(op.ir.axes[1].value.has_value());
+    EXPECT_EQ(*op.ir.axes[1].value, 4096);
+}
+
+TEST(Definition, BindReordersInputsByName) {
+    std::string text =
+        replace(kRmsnormDefinition,
+                R"("hidden_states": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16"},
+    "weight": {"shape": ["hidden_size"], "dtype": "bfloat16"})",
+                R"("weight": {"shape": ["hidden_size"], "dtype": "bfloat16"},
+    "hidden_states": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16"})");
+    text = replace(text, "def run(hidden_states, weight)", "def run(weight, hidden_states)");
+    auto r = bind(fixtures::rmsnorm(), parse_ok(text));
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r));
+    const auto& op = std::get<OpDescription>(r);
+    EXPECT_EQ(op.ir.inputs[0].name, "weight");
+    // The loads follow: the row input is now input 1.
+    EXPECT_NE(ir::print(op.ir, op.ir.values[0]).find("hidden_states"), std::string::npos);
+    EXPECT_EQ(op.reductions.size(), 1u);
+    EXPECT_EQ(op.reductions[0]->args[0]->args[0]->index, 1);
+}
+
+TEST(Definition, BindRejectsMismatchesNamingBothSides) {
+    std::string dtype = bind_error(
+        replace(kRmsnormDefinition, R"("weight": {"shape": ["hidden_size"], "dtype": "bfloat16"})",
+                R"("weight": {"shape": ["hidden_size"], "dtype": "float32"})"));
+    EXPECT_NE(dtype.find("input 2: the op has 'weight' bfloat16[hidden_size], the definition has "
+                         "'weight' float32[hidden_size]"),
+              std::string::npos)
+        << dtype;
+    std::string rank =
+        bind_error(replace(kRmsnormDefinition, R"("weight": {"shape": ["hidden_size"])",
+                           R"("weight": {"shape": ["batch_size", "hidden_size"])"));
+    EXPECT_NE(rank.find("the definition has 'weight' bfloat16[batch_size, hidden_size]"),
+              std::string::npos)
+        << rank;
+    std::string extra = bind_error(replace(
+        replace(
+            kRmsnormDefinition, R"("weight": {"shape": ["hidden_size"], "dtype": "bfloat16"})",
+            R"("weight": {"shape": ["hidden_size"], "dtype": "bfloat16"}, "bias": {"shape": ["hidden_size"], "dtype": "bfloat16"})"),
+        "def run(hidden_states, weight)", "def run(hidden_states, weight, bias)"));
+    EXPECT_NE(extra.find("the op has 2 inputs (hidden_states, weight), the definition has 3 "
+                         "(hidden_states, weight, bias)"),
+              std::string::npos)
+        << extra;
+    std::string missing = bind_error(replace(
+        replace(kRmsnormDefinition, R"("weight": {"shape": ["hidden_size"], "dtype": "bfloat16"})",
+                R"("gamma": {"shape": ["hidden_size"], "dtype": "bfloat16"})"),
+        "def run(hidden_states, weight)", "def run(hidden_states, gamma)"));
+    EXPECT_NE(missing.find(
+                  "input 2: the op has 'weight' bfloat16[hidden_size], the definition has 'gamma'"),
+              std::string::npos)
+        << missing;
+    // The op fixes an axis the definition leaves variable.
+    auto fixed = bind(fixtures::rmsnorm(ir::DType::BFloat16, 2048), parse_ok(kRmsnormDefinition));
+    ASSERT_TRUE(std::holds_alternative<Errors>(fixed));
+    EXPECT_NE(
+        std::get<Errors>(fixed).front().find("the op fixes it at 2048, the definition at 4096"),
+        std::string::npos);
+}
+
+TEST(Workloads, DeterministicSpreadAndScalars) {
+    auto op = fixtures::rmsnorm(ir::DType::BFloat16, {}, true);
+    std::string a = workloads_jsonl(op.ir, "rmsnorm"), b = workloads_jsonl(op.ir, "rmsnorm");
+    EXPECT_EQ(a, b);
+    auto wls = make_workloads(op.ir, "rmsnorm");
+    ASSERT_GE(wls.size(), 8u);
+    EXPECT_EQ(wls.front()["axes"]["batch_size"], 1);
+    EXPECT_GE(wls.back()["axes"]["batch_size"].get<int64_t>(), 8192);
+    EXPECT_EQ(wls[0]["axes"]["hidden_size"], 4096);
+    EXPECT_EQ(wls[0]["inputs"]["eps"]["value"], 1e-5);
+    EXPECT_EQ(wls[0]["inputs"]["hidden_states"]["type"], "random");
+    EXPECT_EQ(wls[0]["tolerance"]["max_rtol"], 5e-2);
+    EXPECT_NE(wls[0]["uuid"], wls[1]["uuid"]);
+    EXPECT_EQ(stable_uuid("x/0").size(), 36u);
+    EXPECT_EQ(stable_uuid("x/0"), stable_uuid("x/0"));
+    auto fp32 = make_workloads(fixtures::softmax().ir, "softmax");
+    EXPECT_EQ(fp32[0]["tolerance"]["max_atol"], 1e-5);
+}
+
+TEST(Packager, BundleIsCompleteAndDeterministic) {
+    BundleOptions o;
+    o.name = "swiglu_solgen";
+    o.source_file_name = "swiglu_packed.lg";
+    auto a = build_bundle(fixtures::swiglu_packed(), o, nullptr);
+    auto b = build_bundle(fixtures::swiglu_packed(), o, nullptr);
+    ASSERT_TRUE(std::holds_alternative<BundleFiles>(a)) << std::get<Errors>(a).front();
+    const auto& files = std::get<BundleFiles>(a);
+    EXPECT_EQ(files, std::get<BundleFiles>(b));
+    for (const char* f :
+         {"solution.json", "kernel.cu", "definition.json", "workload.jsonl", "reference.py"})
+        EXPECT_TRUE(files.count(f)) << f;
+    auto sol = nlohmann::json::parse(files.at("solution.json"));
+    EXPECT_EQ(sol["sources"][0]["content"], files.at("kernel.cu"));
+    EXPECT_EQ(sol["definition"], "swiglu");
+    auto def = nlohmann::ordered_json::parse(files.at("definition.json"));
+    EXPECT_EQ(def["axes"]["intermediate_size_x2"]["expression"], "2 * intermediate_size");
+    EXPECT_EQ(def["inputs"]["x"]["shape"], nlohmann::json({"num_tokens", "intermediate_size_x2"}));
+    EXPECT_EQ(def["reference"], files.at("reference.py"));
+    EXPECT_TRUE(std::holds_alternative<Definition>(
+        parse_definition("definition.json", files.at("definition.json"))));
+}
+
+TEST(Packager, WriteBundleIsAtomicAndRefusesNonEmptyTargets) {
+    TempDir tmp;
+    fs::path target = tmp.path / "bundle";
+    BundleFiles files{{"a.txt", "one\n"}, {"sub/b.txt", "two\n"}};
+    ASSERT_FALSE(write_bundle(target.string(), files, false));
+    EXPECT_EQ(read(target / "sub/b.txt"), "two\n");
+    // Existing non-empty directory: refused, nothing changed.
+    auto err = write_bundle(target.string(), {{"a.txt", "changed\n"}}, false);
+    ASSERT_TRUE(err);
+    EXPECT_NE(err->find("not empty"), std::string::npos);
+    EXPECT_EQ(read(target / "a.txt"), "one\n");
+    // With force it is replaced whole.
+    ASSERT_FALSE(write_bundle(target.string(), {{"a.txt", "new\n"}}, true));
+    EXPECT_EQ(read(target / "a.txt"), "new\n");
+    EXPECT_FALSE(fs::exists(target / "sub"));
+    // Paths that leave the directory and symlinked targets are refused.
+    EXPECT_TRUE(write_bundle((tmp.path / "c").string(), {{"../escape.txt", "x"}}, false));
+    EXPECT_FALSE(fs::exists(tmp.path / "escape.txt"));
+    fs::create_symlink(target, tmp.path / "link");
+    EXPECT_TRUE(write_bundle((tmp.path / "link").string(), files, true));
+    EXPECT_EQ(read(target / "a.txt"), "new\n");
+    // No temporaries left beside the target.
+    for (const auto& e : fs::directory_iterator(tmp.path))
+        EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos);
+}
+
+TEST(Generate, WritesTheBundleAndReportsMismatches) {
+    TempDir tmp;
+    GenerateOptions opts;
+    opts.out_dir = (tmp.path / "out").string();
+    opts.source_file_name = "/somewhere/rmsnorm.lg";
+    std::ostringstream out, err;
+    ASSERT_EQ(generate(fixtures::rmsnorm(), opts, out, err), 0) << err.str();
+    std::string kernel = read(tmp.path / "out/kernel.cu");
+    EXPECT_NE(kernel.find("from rmsnorm.lg."), std::string::npos);
+    EXPECT_EQ(kernel.find("/somewhere"), std::string::npos);
+    // Again without force: refused (1), the bundle untouched.
+    std::ostringstream err2;
+    EXPECT_EQ(generate(fixtures::rmsnorm(), opts, out, err2), 1);
+    EXPECT_EQ(read(tmp.path / "out/kernel.cu"), kernel);
+    // A mismatched definition: 2, nothing written.
+    fs::path def = tmp.path / "definition.json";
+    std::ofstream(def) << replace(kRmsnormDefinition, "\"dtype\": \"bfloat16\"}\n  },",
+                                  "\"dtype\": \"float32\"}\n  },");
+    GenerateOptions bound = opts;
+    bound.definition_path = def.string();
+    bound.out_dir = (tmp.path / "bound").string();
+    std::ostringstream err3;
+    EXPECT_EQ(generate(fixtures::rmsnorm(), bound, out, err3), 2);
+    EXPECT_NE(err3.str().find("error: input 2"), std::string::npos) << err3.str();
+    EXPECT_FALSE(fs::exists(tmp.path / "bound"));
+    // A matching definition: its copy and the sibling workloads travel with the bundle.
+    std::ofstream(def) << kRmsnormDefinition;
+    std::ofstream(tmp.path / "workload.jsonl") << "{\"uuid\": \"u\"}\n";
+    std::ostringstream err4;
+    ASSERT_EQ(generate(fixtures::rmsnorm(), bound, out, err4), 0) << err4.str();
+    EXPECT_EQ(read(tmp.path / "bound/definition.json"), kRmsnormDefinition);
+    EXPECT_EQ(read(tmp.path / "bound/workload.jsonl"), "{\"uuid\": \"u\"}\n");
+    EXPECT_NE(read(tmp.path / "bound/kernel.cu").find("constexpr int64_t kHiddenSize = 4096;"),
+              std::string::npos);
+    // Usage errors.
+    GenerateOptions usage = opts;
+    usage.targets = {"H100"};
+    std::ostringstream err5;
+    EXPECT_EQ(generate(fixtures::rmsnorm(), usage, out, err5), 1);
+}
