@@ -1,0 +1,82 @@
+"""Binding an op to a benchmark problem (`solgen op.lg --definition ...`):
+names, order, dtypes and constants come from the definition; a definition that
+disagrees with the op is refused with both sides named and nothing written."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OP = ROOT.parent / "shared" / "corpus" / "accept" / "rmsnorm.lg"
+PROBLEM = Path(__file__).parent / "problems" / "rmsnorm_h4096"
+
+
+def solgen(*args: str) -> subprocess.CompletedProcess:
+    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_bound_bundle_follows_the_definition(tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    p = solgen(str(OP), "--definition", str(PROBLEM / "definition.json"), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    solution = json.loads((out / "solution.json").read_text())
+    assert solution["definition"] == "rmsnorm_h4096"
+    kernel = (out / "kernel.cu").read_text()
+    assert re.search(r"void run\(const at::Tensor& hidden_states, const at::Tensor& weight, "
+                     r"const at::Tensor& output\)", kernel)
+    assert re.search(r"constexpr int64_t \w+ = 4096;", kernel)
+    # The bundle alone is a problem directory plus solution.
+    assert json.loads((out / "definition.json").read_text()) == \
+        json.loads((PROBLEM / "definition.json").read_text())
+    assert (out / "workload.jsonl").read_text() == (PROBLEM / "workload.jsonl").read_text()
+
+
+def mutate(tmp_path: Path, change) -> Path:
+    d = json.loads((PROBLEM / "definition.json").read_text())
+    change(d)
+    path = tmp_path / "definition.json"
+    path.write_text(json.dumps(d))
+    return path
+
+
+def _dtype(d):
+    d["inputs"]["weight"]["dtype"] = "float32"
+
+
+def _rank(d):
+    d["inputs"]["weight"]["shape"] = ["batch_size", "hidden_size"]
+
+
+def _extra(d):
+    d["inputs"]["bias"] = {"shape": ["hidden_size"], "dtype": "bfloat16"}
+
+
+def _missing(d):
+    del d["inputs"]["weight"]
+
+
+@pytest.mark.parametrize("change,words", [
+    (_dtype, ["bfloat16", "float32", "weight"]),
+    (_rank, ["weight", "hidden_size", "batch_size"]),
+    (_extra, ["bias"]),
+    (_missing, ["weight"]),
+], ids=["dtype", "rank", "extra-input", "missing-input"])
+def test_disagreeing_definition_is_refused(tmp_path: Path, change, words) -> None:
+    definition = mutate(tmp_path, change)
+    out = tmp_path / "b"
+    p = solgen(str(OP), "--definition", str(definition), "--out", str(out))
+    assert p.returncode == 2, p.stderr
+    assert str(definition) in p.stderr
+    for w in words:
+        assert w in p.stderr, (w, p.stderr)
+    assert not out.exists()
+    assert [x.name for x in tmp_path.iterdir()] == ["definition.json"]  # no temp dir left behind
