@@ -169,7 +169,7 @@ std::string errno_text() {
     return std::strerror(errno);
 }
 
-bool write_file_synced(const fs::path& path, const std::string& content, std::string& error) {
+bool write_file(const fs::path& path, const std::string& content, std::string& error) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         error = path.string() + ": " + errno_text();
@@ -186,18 +186,11 @@ bool write_file_synced(const fs::path& path, const std::string& content, std::st
         }
         done += static_cast<size_t>(n);
     }
-    bool ok = ::fsync(fd) == 0;
-    if (!ok) error = path.string() + ": " + errno_text();
-    ::close(fd);
-    return ok;
-}
-
-void sync_dir(const fs::path& dir) {
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
+    if (::close(fd) != 0) {
+        error = path.string() + ": " + errno_text();
+        return false;
     }
+    return true;
 }
 
 bool safe_relative(const std::string& p) {
@@ -247,9 +240,8 @@ std::optional<std::string> write_bundle(const std::string& dir, const BundleFile
         fs::create_directories(file.parent_path(), ec);
         if (ec) return fail("cannot create " + file.parent_path().string() + ": " + ec.message());
         std::string error;
-        if (!write_file_synced(file, content, error)) return fail(error);
+        if (!write_file(file, content, error)) return fail(error);
     }
-    sync_dir(tmp);
 
     fs::path old;
     if (exists) {
@@ -271,7 +263,6 @@ std::optional<std::string> write_bundle(const std::string& dir, const BundleFile
         if (exists) ::rename(old.c_str(), target.c_str());
         return fail("cannot rename into place: " + msg);
     }
-    sync_dir(parent);
     if (exists) fs::remove_all(old, ec);
     return std::nullopt;
 }

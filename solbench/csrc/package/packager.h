@@ -41,7 +41,8 @@ nlohmann::json make_solution(const OpDescription& op, const std::string& definit
 std::variant<BundleFiles, Errors> build_bundle(const OpDescription& op,
                                                const BundleOptions& options, const Definition* def);
 
-// Writes `files` into `dir`: into a temporary directory beside it, fsynced,
+// Writes `files` into `dir`: into a temporary directory beside it (no fsync: a
+// generator's output is atomic against interruption, not against power loss),
 // then renamed into place. Refuses a non-empty existing `dir` unless `force`,
 // a `dir` that is a symlink, and paths that leave the directory. On error
 // nothing is left behind and `dir` is unchanged. Returns the error, if any.
