@@ -50,20 +50,6 @@ const char* scalar_type_enum(DType t) {
     }
 }
 
-// Spelt here rather than with to_string(Family) so codegen does not depend on
-// the recognizers' object files.
-const char* family_name(Family f) {
-    switch (f) {
-    case Family::FusedRow:
-        return "fused_row";
-    case Family::GatedActivation:
-        return "gated_activation";
-    case Family::Reduction:
-        return "reduction";
-    }
-    return "fused_row";
-}
-
 int element_size(DType t) {
     return t == DType::Float32 ? 4 : 2;
 }
@@ -920,7 +906,7 @@ std::variant<std::string, EmitError> Emitter::run() {
     for (const auto& r : ir::reductions_in_order(ir_))
         ctx[std::string("uses_") + ir::to_string(r->reduce_kind)] = true;
     ctx["op_name"] = ir_.name;
-    ctx["family"] = family_name(op_.family);
+    ctx["family"] = to_string(op_.family);
     ctx["version"] = kSolgenVersion;
     ctx["source_file"] = options_.source_file.empty() ? "an unnamed source" : options_.source_file;
     json desc = json::array();

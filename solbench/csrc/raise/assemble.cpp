@@ -8,21 +8,6 @@ namespace solbench::raise {
 
 namespace {
 
-std::optional<ir::DType> output_dtype(ast::ElemType t) {
-    switch (t) {
-    case ast::ElemType::BFloat16: return ir::DType::BFloat16;
-    case ast::ElemType::Float16: return ir::DType::Float16;
-    case ast::ElemType::Float32: return ir::DType::Float32;
-    case ast::ElemType::Float64:
-    case ast::ElemType::Real: return ir::DType::Float64;
-    case ast::ElemType::Int32: return ir::DType::Int32;
-    case ast::ElemType::Int64:
-    case ast::ElemType::Int: return ir::DType::Int64;
-    case ast::ElemType::Bool: return ir::DType::Bool;
-    default: return std::nullopt;
-    }
-}
-
 struct OutputSpec {
     std::string name;
     ir::DType dtype;
@@ -44,7 +29,7 @@ ir::OpIR Raiser::assemble() {
                    "the op must return a sequence it built with Push (a tensor output)");
         const LocalSeq& local = locals_[static_cast<size_t>(seq->local)];
         if (!local.content) refuse(op_.pos, Rule::Unsupported, "the returned sequence stays empty");
-        OutputSpec o{"output", *output_dtype(rt.elem), *local.content, {}, op_.pos, false};
+        OutputSpec o{"output", *element_dtype(rt.elem), *local.content, {}, op_.pos, false};
         for (int id : o.content.row_loops)
             o.dims.push_back(*all_loops_[static_cast<size_t>(id)].axis);
         if (o.content.col_loop) {

@@ -8,8 +8,6 @@
 
 namespace solbench::raise {
 
-namespace {
-
 std::optional<ir::DType> element_dtype(ast::ElemType t) {
     switch (t) {
     case ast::ElemType::BFloat16: return ir::DType::BFloat16;
@@ -25,6 +23,8 @@ std::optional<ir::DType> element_dtype(ast::ElemType t) {
     }
     return std::nullopt;
 }
+
+namespace {
 
 } // namespace
 

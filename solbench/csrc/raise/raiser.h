@@ -25,6 +25,8 @@ struct Refused {
 void assigned_names(const ast::Block& block, std::map<std::string, SourcePos>& out);
 void assigned_names_of(const ast::Stmt& s, std::map<std::string, SourcePos>& out);
 bool contains_loop(const ast::Block& block);
+// The tensor element type of a LOGOS element type (none for Text).
+std::optional<ir::DType> element_dtype(ast::ElemType t);
 bool ir_reads_data(const ir::Expr& e);
 
 // An integer: index arithmetic over axes and loop counters.
