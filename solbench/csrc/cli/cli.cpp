@@ -123,7 +123,8 @@ int cmd_generate(int argc, char** argv) {
                  "  solgen explain [--json] OP.lg\n"
                  "  solgen run OP.lg --inputs inputs.json\n"
                  "  solgen check BUNDLE [--device cpu|cuda|auto]\n"
-                 "  solgen bench BUNDLE\n",
+                 "  solgen bench BUNDLE\n"
+                 "  solgen compile BUNDLE\n",
                  "solgen"};
     std::string path, op_name;
     GenerateOptions opts;
@@ -164,7 +165,8 @@ int run(int argc, char** argv) {
     std::string first = argc > 1 ? argv[1] : "";
     if (first == "explain") return cmd_explain(argc - 1, argv + 1);
     if (first == "run") return cmd_run(argc - 1, argv + 1);
-    if (first == "check" || first == "bench") return cmd_python(first, argc - 1, argv + 1);
+    if (first == "check" || first == "bench" || first == "compile")
+        return cmd_python(first, argc - 1, argv + 1);
     return cmd_generate(argc, argv);
 }
 
