@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -22,7 +23,12 @@ namespace {
 
 constexpr int kOk = 0, kUsage = 1, kRefused = 2;
 
+// Reads a regular file of at most 64 MiB (a FIFO or /dev/zero is not an op).
 std::optional<std::string> read_text(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > (std::size_t{64} << 20) || ec)
+        return std::nullopt;
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
     std::ostringstream s;
@@ -34,13 +40,27 @@ std::optional<std::string> read_text(const std::string& path) {
 std::optional<Compiled> load(const std::string& path, const std::string& op_name) {
     auto text = read_text(path);
     if (!text) {
-        std::cerr << path << ": error: cannot read the file\n";
+        std::cerr << path << ": error: cannot read the file (not a readable regular file of at most 64 MiB)\n";
         return std::nullopt;
     }
     return compile_text(path, std::move(*text), op_name);
 }
 
 // Prints why an op was not recognized; returns the exit code (2).
+// Parses the command line; on --help/--version or a usage error returns the
+// exit code (0, or 1 for usage errors, never CLI11's own codes).
+std::optional<int> parse_args(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return kUsage;
+    }
+    return std::nullopt;
+}
+
 int report_failure(const Compiled& c) {
     if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
         for (const Diagnostic& d : errs->errors) std::cerr << render(*c.source, d);
@@ -62,7 +82,7 @@ int cmd_explain(int argc, char** argv) {
     app.add_option("op", path, "the .lg file")->required();
     app.add_option("--op", op_name, "the `## To` block to explain (default: the last)");
     app.add_flag("--json", json, "print exactly one JSON object");
-    CLI11_PARSE(app, argc, argv);
+    if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
     if (!c) return kUsage;
     if (json) {
@@ -82,7 +102,7 @@ int cmd_run(int argc, char** argv) {
     app.add_option("op", path, "the .lg file")->required();
     app.add_option("--inputs", inputs_path, "a JSON object of inputs by parameter name")->required();
     app.add_option("--op", op_name, "the `## To` block to run (default: the last)");
-    CLI11_PARSE(app, argc, argv);
+    if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
     if (!c) return kUsage;
     if (std::holds_alternative<SourceErrors>(c->result)) return report_failure(*c);
@@ -147,7 +167,7 @@ int cmd_generate(int argc, char** argv) {
     app.add_option("--op", op_name, "the `## To` block to generate (default: the last)");
     app.add_flag("--return-style", return_style, "run() returns its outputs");
     app.add_flag("--force", opts.force, "replace an existing non-empty bundle directory");
-    CLI11_PARSE(app, argc, argv);
+    if (auto rc = parse_args(app, argc, argv)) return *rc;
     if (!definition.empty()) opts.definition_path = definition;
     if (!name.empty()) opts.name = name;
     opts.destination_passing = !return_style;

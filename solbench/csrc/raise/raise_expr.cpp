@@ -67,7 +67,8 @@ bool compare_ints(ast::BinaryOp op, int64_t a, int64_t b) {
 
 Poly Raiser::canon(const Poly& p) const {
     Poly r = p;
-    // Aliased axes are rewritten to scale * root until none is left.
+    // Aliased axes are rewritten to scale * root until none is left (aliases
+    // form a forest: unify_dim never points an axis at itself).
     for (bool changed = true; changed;) {
         changed = false;
         for (const auto& [mono, coef] : r.terms())
@@ -113,6 +114,10 @@ void Raiser::unify_dim(int dim_axis, const Poly& extent, SourcePos pos) {
     if (mono.size() != 1 || mono[0].kind != Atom::Axis || coef <= 0)
         refuse(pos, Rule::Unsupported, "a tensor dimension must be a whole axis");
     int troot = mono[0].id;
+    if (troot == root)
+        refuse(pos, Rule::Unsupported,
+               "this read needs an axis to equal a different multiple of itself; the loop "
+               "bounds and the indices do not cover the same columns");
     auto movable = [&](int a) {
         const AxisInfo& info = axes_[static_cast<size_t>(a)];
         return !info.from_param && !info.value;

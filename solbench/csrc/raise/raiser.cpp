@@ -337,8 +337,13 @@ void Raiser::exec_check(const ast::Stmt& s, const ast::Check& check) {
     }
     Value lhs = eval(*bin->lhs);
     Value rhs = eval(*bin->rhs);
-    if (!std::holds_alternative<IntVal>(lhs) || !std::holds_alternative<IntVal>(rhs)) return;
-    Poly a = canon(std::get<IntVal>(lhs).p), b = canon(std::get<IntVal>(rhs).p);
+    auto* li = std::get_if<IntVal>(&lhs);
+    auto* ri = std::get_if<IntVal>(&rhs);
+    if ((li && std::holds_alternative<NumVal>(rhs) && !li->p.is_constant()) ||
+        (ri && std::holds_alternative<NumVal>(lhs) && !ri->p.is_constant()))
+        refuse(s.pos, Rule::Unsupported, "a size can only equal a whole number");
+    if (!li || !ri) return;
+    Poly a = canon(li->p), b = canon(ri->p);
     auto pin = [&](const Poly& axis, const Poly& value) {
         auto at = axis.single_atom();
         auto k = value.constant_value();
@@ -346,7 +351,12 @@ void Raiser::exec_check(const ast::Stmt& s, const ast::Check& check) {
         if (*k <= 0 || *k > (int64_t{1} << 40))
             refuse(s.pos, Rule::Unsupported,
                    "constant axis value " + std::to_string(*k) + " is out of range");
-        axes_[static_cast<size_t>(at->id)].value = *k;
+        auto& pinned = axes_[static_cast<size_t>(at->id)].value;
+        if (pinned && *pinned != *k)
+            refuse(s.pos, Rule::Unsupported,
+                   "this size is already pinned to " + std::to_string(*pinned) +
+                       "; it cannot also be " + std::to_string(*k));
+        pinned = *k;
         return true;
     };
     if (pin(a, b) || pin(b, a)) return;
