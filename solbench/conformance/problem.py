@@ -47,12 +47,20 @@ def _read_json(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise _fail(path, "file not found") from None
+    except UnicodeDecodeError as e:
+        raise _fail(path, f"not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise _fail(path, f"cannot read: {e.strerror}") from None
+    return _loads(path, text)
+
+
+def _loads(path: Path, text: str, line: int | None = None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise _fail(path, f"invalid JSON: {e.msg}", e.lineno, e.colno) from None
+        raise _fail(path, f"invalid JSON: {e.msg}", line or e.lineno, e.colno) from None
+    except RecursionError:
+        raise _fail(path, "JSON nested too deeply", line) from None
 
 
 def _expect(cond: bool, path: Path, msg: str, line: int | None = None) -> None:
@@ -347,6 +355,9 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
                 v = axes.get(axis.name)
                 _expect(isinstance(v, int) and not isinstance(v, bool) and v >= 0, path,
                         f"var axis '{axis.name}' needs a non-negative integer", line)
+        known = {spec.name for spec in defn.inputs}
+        for name in inputs:
+            _expect(name in known, path, f"input '{name}' is not an input of the definition", line)
         if "custom" not in kinds:
             for spec in defn.inputs:
                 _expect(spec.name in inputs, path, f"input '{spec.name}' is not described", line)
@@ -357,8 +368,13 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
             resolve_axes(defn, axes)
         except ValueError as e:
             raise _fail(path, str(e), line) from None
-    return Workload(uid, dict(axes), dict(inputs), Tolerance.from_json(raw.get("tolerance")),
-                    line, raw)
+    tol = raw.get("tolerance")
+    if isinstance(tol, dict):
+        for key in ("max_atol", "max_rtol", "required_matched_ratio", "max_error_cap"):
+            v = tol.get(key)
+            _expect(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)), path,
+                    f"tolerance '{key}' must be a number", line)
+    return Workload(uid, dict(axes), dict(inputs), Tolerance.from_json(tol), line, raw)
 
 
 def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]:
@@ -367,27 +383,21 @@ def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise _fail(path, "file not found") from None
+    except UnicodeDecodeError as e:
+        raise _fail(path, f"not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise _fail(path, f"cannot read: {e.strerror}") from None
     out = []
     for i, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise _fail(path, f"invalid JSON: {e.msg}", i, e.colno) from None
-        out.append(_check_workload(path, i, raw, defn))
+        out.append(parse_workload_line(path, i, text, defn))
     _expect(len(out) > 0, path, "no workloads")
     return out
 
 
 def parse_workload_line(path: Path, line: int, text: str, defn: Definition | None) -> Workload:
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail(path, f"invalid JSON: {e.msg}", line, e.colno) from None
-    return _check_workload(path, line, raw, defn)
+    return _check_workload(path, line, _loads(path, text, line), defn)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -162,6 +162,22 @@ std::vector<Line> split_lines(const SourceFile& file, std::vector<Diagnostic>& e
     return lines;
 }
 
+std::string valid_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        size_t n = utf8_length(s, i);
+        if (n == 0) {
+            out += "\\x" + hex_byte(s[i]).substr(2);
+            ++i;
+            continue;
+        }
+        out.append(s, i, n);
+        i += n;
+    }
+    return out;
+}
+
 void check_indent(const Line& line, std::vector<Diagnostic>& errors) {
     size_t tab = line.text.substr(0, line.body).find('\t');
     if (tab != std::string_view::npos)

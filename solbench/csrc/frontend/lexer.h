@@ -48,6 +48,10 @@ struct Line {
 // first invalid UTF-8 sequence (binary input is then mostly ignored as prose).
 std::vector<Line> split_lines(const SourceFile& file, std::vector<Diagnostic>& errors);
 
+// `s` with every byte that is not part of valid UTF-8 written as `\xNN`, so a
+// diagnostic that quotes source text stays valid UTF-8 (JSON output needs it).
+std::string valid_utf8(std::string_view s);
+
 // Reports a tab inside a code line's indentation (tabs are refused).
 void check_indent(const Line& line, std::vector<Diagnostic>& errors);
 

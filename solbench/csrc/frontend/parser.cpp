@@ -343,6 +343,9 @@ ParseResult Parser::run() {
     std::stable_sort(errors_.begin(), sorted_end, [](const Diagnostic& a, const Diagnostic& b) {
         return std::pair(a.pos.line, a.pos.col) < std::pair(b.pos.line, b.pos.col);
     });
+    // Messages quote tokens; a file with invalid UTF-8 must not make them invalid too.
+    for (Diagnostic& d : errors_)
+        d.message = lex::valid_utf8(d.message);
     return ParseResult{std::move(program_), std::move(errors_)};
 }
 
