@@ -1,8 +1,23 @@
 #include "raise/poly.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace solbench::raise {
+
+namespace {
+// Index arithmetic on hostile input (huge constants) must not overflow silently.
+int64_t checked_add(int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) throw std::overflow_error("index arithmetic overflow");
+    return r;
+}
+int64_t checked_mul(int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error("index arithmetic overflow");
+    return r;
+}
+} // namespace
 
 Poly Poly::constant(int64_t v) {
     Poly p;
@@ -20,7 +35,7 @@ void Poly::add_term(const Monomial& m, int64_t c) {
     if (c == 0) return;
     auto [it, inserted] = terms_.emplace(m, c);
     if (!inserted) {
-        it->second += c;
+        it->second = checked_add(it->second, c);
         if (it->second == 0) terms_.erase(it);
     }
 }
@@ -40,14 +55,14 @@ Poly Poly::operator*(const Poly& o) const {
             Monomial m = m1;
             m.insert(m.end(), m2.begin(), m2.end());
             std::sort(m.begin(), m.end());
-            r.add_term(m, c1 * c2);
+            r.add_term(m, checked_mul(c1, c2));
         }
     return r;
 }
 
 Poly Poly::scaled(int64_t k) const {
     Poly r;
-    for (const auto& [m, c] : terms_) r.add_term(m, c * k);
+    for (const auto& [m, c] : terms_) r.add_term(m, checked_mul(c, k));
     return r;
 }
 

@@ -2,6 +2,7 @@
 // arithmetic. `r * hidden_size + c` is {[r, hidden_size]: 1, [c]: 1}; an
 // index is row-major when it splits into a multiple of the row length plus a
 // column part. Products keep atoms sorted, so equal polynomials compare equal.
+// Arithmetic that overflows int64 throws std::overflow_error.
 #pragma once
 
 #include <compare>

@@ -5,6 +5,7 @@
 #include "raise/raise.h"
 
 #include <functional>
+#include <stdexcept>
 
 namespace solbench::raise {
 
@@ -556,6 +557,9 @@ Raised raise_op(const ast::Program& program, const ast::Function& op, const std:
         return r.run();
     } catch (const raise::Refused& r) {
         return r.refusal;
+    } catch (const std::overflow_error&) {
+        return Refusal{file, op.pos, Rule::Unsupported,
+                       "the op's sizes or indices overflow 64-bit integers"};
     }
 }
 
