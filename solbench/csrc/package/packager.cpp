@@ -7,6 +7,8 @@
 #include "package/workloads.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h> // renameat2, RENAME_EXCHANGE (glibc >= 2.28)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,6 +183,20 @@ bool write_file(const fs::path& path, const std::string& content, std::string& e
     return true;
 }
 
+// A run killed mid-write leaves its `.NAME.tmp-*` directory behind; the next
+// run for the same target removes it.
+void remove_leftovers(const fs::path& parent, const std::string& name) {
+    std::error_code ec;
+    const std::string prefix = "." + name + ".tmp-";
+    std::vector<fs::path> stale; // collected first: removing while iterating may skip entries
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        const std::string f = entry.path().filename().string();
+        if (f.rfind(prefix, 0) == 0 && f.size() == prefix.size() + 6 && !entry.is_symlink(ec))
+            stale.push_back(entry.path());
+    }
+    for (const fs::path& p : stale) fs::remove_all(p, ec);
+}
+
 bool safe_relative(const std::string& p) {
     fs::path path(p);
     if (p.empty() || path.is_absolute()) return false;
@@ -191,8 +207,9 @@ bool safe_relative(const std::string& p) {
 
 } // namespace
 
-std::optional<std::string> write_bundle(const std::string& dir, const BundleFiles& files,
-                                        bool force) {
+namespace {
+std::optional<std::string> write_bundle_unmasked(const std::string& dir, const BundleFiles& files,
+                                                 bool force) {
     const std::string where = dir + ": error: ";
     if (dir.empty()) return "error: no output directory given";
     for (const auto& [path, content] : files)
@@ -211,6 +228,7 @@ std::optional<std::string> write_bundle(const std::string& dir, const BundleFile
     fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
     if (!fs::is_directory(parent, ec))
         return where + "the parent directory " + parent.string() + " does not exist";
+    remove_leftovers(parent, target.filename().string());
     std::string pattern = (parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
@@ -231,28 +249,34 @@ std::optional<std::string> write_bundle(const std::string& dir, const BundleFile
         if (!write_file(file, content, error)) return fail(error);
     }
 
-    fs::path old;
     if (exists) {
-        // Move the old directory aside first, so the rename cannot merge into it.
-        std::string o = (parent / ("." + target.filename().string() + ".old-XXXXXX")).string();
-        std::vector<char> ob(o.begin(), o.end());
-        ob.push_back('\0');
-        if (!::mkdtemp(ob.data()))
-            return fail("cannot move the old directory aside: " + errno_text());
-        old = fs::path(ob.data());
-        if (::rename(target.c_str(), old.c_str()) != 0) {
-            std::string msg = errno_text();
-            fs::remove(old, ec);
-            return fail("cannot move the old directory aside: " + msg);
-        }
+        // One atomic swap: at every instant the target is the old bundle or the
+        // new one. The temporary directory then holds the old one.
+        if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0)
+            return fail("cannot swap the new bundle into place: " + errno_text());
+    } else if (::rename(tmp.c_str(), target.c_str()) != 0) {
+        return fail("cannot rename into place: " + errno_text());
     }
-    if (::rename(tmp.c_str(), target.c_str()) != 0) {
-        std::string msg = errno_text();
-        if (exists) ::rename(old.c_str(), target.c_str());
-        return fail("cannot rename into place: " + msg);
-    }
-    if (exists) fs::remove_all(old, ec);
+    fs::remove_all(tmp, ec);
     return std::nullopt;
+}
+
+} // namespace
+
+// SIGINT, SIGTERM and SIGHUP wait until the bundle is written (about a
+// millisecond): an interrupted run then ends with the new bundle in place and
+// no temporary directory. SIGKILL cannot wait; the next run removes what it left.
+std::optional<std::string> write_bundle(const std::string& dir, const BundleFiles& files,
+                                        bool force) {
+    sigset_t block, saved;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &saved);
+    auto result = write_bundle_unmasked(dir, files, force);
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    return result;
 }
 
 } // namespace solbench::package
