@@ -188,8 +188,9 @@ void Machine::bind_inputs(Frame& frame, const ast::Function& op, const nlohmann:
         throw RuntimeError(op.pos, "the inputs of `" + op.name +
                                        "` must be a JSON object keyed by parameter name");
     for (const auto& [key, value] : inputs.items()) {
+        const std::string& name = key; // lambdas capturing structured bindings need clang >= 16
         bool known = std::any_of(op.params.begin(), op.params.end(),
-                                 [&](const ast::Param& p) { return p.name == key; });
+                                 [&](const ast::Param& p) { return p.name == name; });
         if (!known)
             throw RuntimeError(op.pos, "unexpected input `" + key + "`: `" + op.name +
                                            "` has no parameter of that name");

@@ -122,10 +122,12 @@ void Raiser::unify_dim(int dim_axis, const Poly& extent, SourcePos pos) {
         const AxisInfo& info = axes_[static_cast<size_t>(a)];
         return !info.from_param && !info.value;
     };
+    // Plain copies: lambdas capturing structured bindings need clang >= 16.
+    const int64_t my_scale = scale, their_scale = coef;
     auto pinned_same = [&](int a, int b) {
         return axes_[static_cast<size_t>(a)].value && axes_[static_cast<size_t>(b)].value &&
-               *axes_[static_cast<size_t>(a)].value * scale ==
-                   *axes_[static_cast<size_t>(b)].value * coef;
+               *axes_[static_cast<size_t>(a)].value * my_scale ==
+                   *axes_[static_cast<size_t>(b)].value * their_scale;
     };
     if (scale == 1 && movable(root)) {
         axes_[static_cast<size_t>(root)].alias = std::pair{troot, coef};
