@@ -244,6 +244,11 @@ TEST(HostileManifest, Loads) {
         EXPECT_TRUE(c.expect == "ok" || c.expect == "error" || c.expect == "refused") << c.key;
         EXPECT_TRUE(fs::is_regular_file(source_dir() + "/tests/hostile/" + c.key)) << c.key;
     }
+    // Every op file on disk has an expectation (a new regression file needs one).
+    size_t on_disk = 0;
+    for (const auto& e : fs::directory_iterator(source_dir() + "/tests/hostile/ops"))
+        on_disk += e.path().extension() == ".lg";
+    EXPECT_EQ(on_disk, cases.size());
 }
 
 // Inputs that are not files at all.
