@@ -136,7 +136,6 @@ void run(const at::Tensor& gate, const at::Tensor& up, const at::Tensor& output)
     TORCH_CHECK(output.size(1) == hidden_size, "output.size(1) must be hidden_size (", hidden_size, "), got ", output.size(1));
     const int64_t rows = batch_size;
     TORCH_CHECK(rows < (int64_t{1} << 31), "geglu: too many rows for one launch: ", rows);
-    const int64_t cols = hidden_size;
     if (rows == 0 || hidden_size == 0) return;
     const bool vectorized = aligned16(gate) && aligned16(up) && aligned16(output);
     cudaError_t status = cudaSuccess;

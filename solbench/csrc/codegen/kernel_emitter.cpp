@@ -837,8 +837,10 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
                     ";");
     lines.push_back("TORCH_CHECK(rows < (int64_t{1} << 31), \"" + ir_.name +
                     ": too many rows for one launch: \", rows);");
-    const bool kernel_takes_cols =
-        op_.family == Family::GatedActivation || !is_const(ir_.column_axis);
+    // A flattened elementwise launch takes rows * cols and never needs `cols`.
+    const bool kernel_takes_cols = op_.family == Family::GatedActivation
+                                       ? !flat_
+                                       : !is_const(ir_.column_axis);
     if (kernel_takes_cols && host_axis(ir_.column_axis) != "cols")
         lines.push_back("const int64_t cols = " + host_axis(ir_.column_axis) + ";");
     return lines;
