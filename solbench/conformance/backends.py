@@ -12,6 +12,7 @@ built module directly.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -102,6 +103,11 @@ def content_hash(solution: Solution, backend: str, flags: list[str]) -> str:
 
     h = hashlib.sha256()
     h.update(json.dumps([backend, torch.__version__, flags]).encode())
+    if backend == "cpu":
+        # The CPU build also compiles the execution layer's headers into the module.
+        from solbench.cuda_host import engine_digest
+
+        h.update(engine_digest().encode())
     for s in sorted(solution.sources, key=lambda s: s.path):
         h.update(json.dumps([s.path, s.content]).encode())
     return h.hexdigest()
@@ -140,12 +146,25 @@ def plan_build(solution: Solution, backend: str, root: Path | None = None,
 
 
 def build(plan: BuildPlan, solution: Solution, verbose: bool = False) -> ModuleType:
-    """Compile in this process (the caller runs this in a subprocess with a time limit)."""
+    """Compile in this process (the caller runs this in a subprocess with a time limit).
+
+    Processes building the same cache entry at once (parallel checks, or a check and a test)
+    take turns on a lock file beside it; whoever comes second finds the build done and loads it.
+    """
     build_dir = Path(plan.build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir.parent / f"{plan.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if plan.marker.exists():
+            try:
+                return load_built(plan)
+            except FileNotFoundError:  # the marker outlived its module: build again
+                plan.marker.unlink()
+        return _build_locked(plan, solution, verbose)
+
+
+def _build_locked(plan: BuildPlan, solution: Solution, verbose: bool) -> ModuleType:
     stage_sources(solution, Path(plan.stage_dir))
-    if plan.marker.exists():
-        plan.marker.unlink()
     if plan.backend == "cuda":
         from torch.utils.cpp_extension import load
 

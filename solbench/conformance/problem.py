@@ -54,9 +54,26 @@ def _read_json(path: Path) -> Any:
     return _loads(path, text)
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json keeps the last of duplicate keys silently; a metadata file with two "name"s is
+    # ambiguous, so it is refused (solgen refuses such a definition.json too).
+    obj: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in obj:
+            raise _DuplicateKey(k)
+        obj[k] = v
+    return obj
+
+
 def _loads(path: Path, text: str, line: int | None = None) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as e:
+        raise _fail(path, f"duplicate key {e.args[0]!r} in an object", line) from None
     except json.JSONDecodeError as e:
         raise _fail(path, f"invalid JSON: {e.msg}", line or e.lineno, e.colno) from None
     except RecursionError:
@@ -463,8 +480,10 @@ def load_solution(path: Path) -> Solution:
     _expect(isinstance(entry, str) and entry.count("::") == 1, path,
             "'spec.entry_point' must be 'file::function' with exactly one '::'")
     entry_file, entry_fn = entry.split("::")
-    _expect(entry_file.endswith(CPP_ENTRY_SUFFIXES) and entry_fn != "", path,
+    _expect(entry_file.endswith(CPP_ENTRY_SUFFIXES), path,
             f"entry point file {entry_file!r} must be a C++/CUDA file")
+    _expect(entry_fn.isidentifier() and entry_fn.isascii(), path,
+            f"'spec.entry_point' must name a function after '::', got {entry_fn!r}")
     binding = spec.get("binding", "torch")
     _expect(binding == "torch", path, "'spec.binding' must be \"torch\"")
     dps = spec.get("destination_passing_style", True)

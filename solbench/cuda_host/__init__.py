@@ -15,23 +15,37 @@ See docs/cpu-backend.md.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import mmap
 import os
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 __all__ = [
     "include_dir",
+    "engine_digest",
     "engine_header",
     "cpu_cflags",
     "load_cpu_extension",
     "guarded_empty",
     "guarded_copy",
+    "LoadTrace",
+    "trace_loads",
 ]
 
 _INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+def engine_digest() -> str:
+    """A hash of the engine's headers: builds made against other headers are stale."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(_INCLUDE_DIR.rglob("*.h")):
+        h.update(str(path.relative_to(_INCLUDE_DIR)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def include_dir() -> str:
@@ -158,3 +172,70 @@ def guarded_copy(t: Any) -> Any:
     out = guarded_empty(tuple(t.shape), t.dtype)
     out.copy_(t.detach().to("cpu"))
     return out
+
+
+# --------------------------------------------------------------------------- load traces
+
+
+class LoadTrace:
+    """The global loads (``__ldg``) that a traced stretch of kernel calls made.
+
+    ``records`` is an int64 tensor of shape [loads, 2]: (address, bytes) per load, in no
+    particular order (blocks run on several OS threads). :meth:`bytes_from` attributes them to a
+    tensor.
+    """
+
+    def __init__(self) -> None:
+        import torch
+
+        self.records = torch.zeros((0, 2), dtype=torch.int64)
+
+    def bytes_from(self, t: Any) -> tuple[int, int]:
+        """(bytes loaded from ``t`` in all, how many of its bytes were loaded at least once).
+
+        Loaded in all / ``t.nbytes`` is the number of passes the kernels made over ``t``.
+        """
+        import torch
+
+        start = t.data_ptr()
+        nbytes = t.numel() * t.element_size()
+        address, size = self.records[:, 0], self.records[:, 1]
+        inside = (address >= start) & (address < start + nbytes)
+        offsets, size = address[inside] - start, size[inside]
+        seen = torch.zeros(nbytes, dtype=torch.bool)
+        for n in size.unique().tolist():
+            spans = offsets[size == n][:, None] + torch.arange(n, dtype=torch.int64)[None, :]
+            seen[spans.flatten().clamp(max=nbytes - 1)] = True
+        return int(size.sum()), int(seen.sum())
+
+
+@contextlib.contextmanager
+def trace_loads(module: Any) -> Iterator[LoadTrace]:
+    """Record the global loads of every kernel that ``module`` (built by
+    :func:`load_cpu_extension`) runs inside the ``with`` block::
+
+        with trace_loads(mod) as trace:
+            mod.run(x, out)
+        total, distinct = trace.bytes_from(x)
+    """
+    lib = ctypes.CDLL(module.__file__)
+    try:
+        begin, end, copy = (lib.solbench_load_trace_begin, lib.solbench_load_trace_end,
+                            lib.solbench_load_trace_copy)
+    except AttributeError as e:
+        raise RuntimeError(f"{module.__file__} was built without load tracing "
+                           "(an older solbench.cuda_host); rebuild it") from e
+    end.restype = ctypes.c_uint64
+    copy.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
+    trace = LoadTrace()
+    begin()
+    try:
+        yield trace
+    finally:
+        import torch
+
+        count = end()
+        records = torch.zeros((count, 2), dtype=torch.int64)
+        if count:
+            copy(ctypes.cast(records.data_ptr(), ctypes.POINTER(ctypes.c_uint64)))
+        trace.records = records

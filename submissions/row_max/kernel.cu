@@ -124,11 +124,12 @@ __device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks
     }
 }
 
-// One row per kThreads threads (a warp, or the whole block): each reduction
-// is one pass over the row; the row's first thread writes the results.
+// One row per kThreads threads (a warp, or the whole block): the reductions
+// run in passes over the row (independent ones share a pass); the row's first
+// thread writes the results. With kChunks > 0 (dependent reductions) the row
+// inputs are read once and kept in registers.
 template <int kThreads, int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) row_max_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
-    static_assert(kChunks == 0, "a reduction reads each row once; nothing to cache");
     float* scratch = reinterpret_cast<float*>(smem);
     const int64_t row = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
                         threadIdx.x / kThreads;
@@ -137,7 +138,7 @@ __global__ void __launch_bounds__(kBlockThreads) row_max_kernel(const __nv_bfloa
 
     // max over the row of x[r, c]
     float max0 = -INFINITY;
-    for_each_chunk<kThreads, kVec, 0>(cols, [&](int, int64_t base) {
+    for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
         float x_v[kVec];
         load_vec<kVec>(x_row + base, x_v);
 #pragma unroll

@@ -124,8 +124,9 @@ __device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks
 }
 
 // One row per kThreads threads (a warp, or the whole block): the reductions
-// run one pass each over the row, then the epilogue writes the outputs. With
-// kChunks > 0 the row inputs are read once and kept in registers.
+// run in passes over the row (independent ones share a pass), then the
+// epilogue writes the outputs. With kChunks > 0 the row inputs are read once
+// and kept in registers.
 template <int kThreads, int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) softmax_kernel(const float* __restrict__ input, float* __restrict__ output, int64_t rows, int64_t cols) {
     float* scratch = reinterpret_cast<float*>(smem);

@@ -172,6 +172,28 @@ TEST(Definition, ValidationNamesFileAndPointer) {
     EXPECT_NE(std::get<Errors>(bad_ref).front().find("/reference"), std::string::npos);
 }
 
+TEST(Definition, DuplicateKeysAreRefusedWithTheirPointer) {
+    auto first_error = [](const std::string& text) {
+        auto r = parse_definition("d.json", text);
+        return std::holds_alternative<Errors>(r) ? std::get<Errors>(r).front() : std::string();
+    };
+    EXPECT_NE(first_error(replace(kRmsnormDefinition, "\"name\": \"rmsnorm_h4096\",",
+                                  "\"name\": \"a\", \"name\": \"b\","))
+                  .find("d.json:/name: error: duplicate key"),
+              std::string::npos);
+    // Nested, after an object and an array have closed: the pointer follows the keys.
+    EXPECT_NE(first_error(replace(kRmsnormDefinition, "\"dtype\": \"bfloat16\"}\n  },",
+                                  "\"dtype\": \"bfloat16\", \"dtype\": \"float32\"}\n  },"))
+                  .find("d.json:/inputs/weight/dtype: error: duplicate key"),
+              std::string::npos);
+    EXPECT_NE(first_error(replace(kRmsnormDefinition, "\"outputs\": {\"out\"",
+                                  "\"outputs\": {\"out\": {}, \"out\""))
+                  .find("d.json:/outputs/out: error: duplicate key"),
+              std::string::npos);
+    // The same key in two different objects is fine.
+    parse_ok(kRmsnormDefinition);
+}
+
 TEST(Definition, BindTakesNamesAndConstants) {
     auto r = bind(fixtures::rmsnorm(), parse_ok(kRmsnormDefinition));
     ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();

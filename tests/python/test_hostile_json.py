@@ -26,11 +26,7 @@ CASES = sorted((k, v) for k, v in MANIFEST.items() if k.startswith("json/"))
 
 # Cases that fail because of a known bug; the test is skipped with this reason only while
 # the bug shows (a fixed bug makes the test assert again).
-KNOWN_BUGS = {
-    "json/def_duplicate_top_key.json":
-        "definition loader bug (solbench/csrc/package/definition.cpp): a duplicate top-level "
-        "key is silently resolved by nlohmann::json (last one wins), so the file is accepted",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 MAX_MESSAGE = 64 * 1024  # a diagnostic must not echo a multi-megabyte input
 
@@ -88,6 +84,7 @@ def test_definition(key: str, case: dict, solgen: str, tmp_path: Path) -> None:
         pytest.skip(KNOWN_BUGS[key])
     assert r.returncode in (1, 2), f"exit {r.returncode}: {err[:500]}"
     assert str(path) in err, err[:500]
+    assert case.get("message", "") in err, err[:500]
     assert len(r.stderr) < MAX_MESSAGE
     assert list(tmp_path.iterdir()) == [], "files were written for a bad definition"
 
@@ -131,6 +128,7 @@ def test_bundle_file(key: str, case: dict, base_bundle: Path, tmp_path: Path,
     err = capsys.readouterr().err
     assert rc == 2, err[:500]
     assert str(swapped) in err, err[:500]
+    assert case.get("message", "") in err, err[:500]
     assert len(err) < MAX_MESSAGE
 
 

@@ -146,6 +146,66 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
     return out;
 }
 
+// Reductions whose elements read no other reduction's result share one pass
+// over the row (one read of it, one loop): a reduction's level is one more
+// than the deepest reduction its element reads, and reductions of the same
+// level and extent form a group. Groups come in level order, members in the
+// given order.
+std::vector<std::vector<size_t>> pass_groups(const std::vector<ir::Expr>& reductions) {
+    // deepest(e): the highest level of a reduction in e (itself included), -1
+    // for none; memoized, as the IR is a DAG with shared subexpressions.
+    std::map<const ir::Node*, int> memo;
+    std::function<int(const ir::Expr&)> deepest = [&](const ir::Expr& e) -> int {
+        auto it = memo.find(e.get());
+        if (it != memo.end()) return it->second;
+        int level = -1;
+        for (const ir::Expr& a : e->args)
+            level = std::max(level, deepest(a));
+        if (e->op == ir::Op::Reduce) ++level;
+        memo[e.get()] = level;
+        return level;
+    };
+    std::vector<std::vector<size_t>> groups;
+    std::vector<std::pair<int, Dim>> keys;
+    std::vector<size_t> order(reductions.size());
+    for (size_t r = 0; r < reductions.size(); ++r)
+        order[r] = r;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return deepest(reductions[a]) < deepest(reductions[b]);
+    });
+    for (size_t r : order) {
+        std::pair<int, Dim> key{deepest(reductions[r]), reductions[r]->extent};
+        auto it = std::find(keys.begin(), keys.end(), key);
+        if (it == keys.end()) {
+            keys.push_back(key);
+            groups.push_back({r});
+        } else {
+            groups[static_cast<size_t>(it - keys.begin())].push_back(r);
+        }
+    }
+    return groups;
+}
+
+std::string accumulate(ir::ReduceKind kind, const std::string& acc, const std::string& value) {
+    switch (kind) {
+    case ir::ReduceKind::Sum:
+        return acc + " += " + value + ";";
+    case ir::ReduceKind::Max:
+        return acc + " = fmaxf(" + acc + ", " + value + ");";
+    case ir::ReduceKind::Min:
+        return acc + " = fminf(" + acc + ", " + value + ");";
+    }
+    return acc + ";";
+}
+
+const char* reduce_init(ir::ReduceKind kind) {
+    return kind == ir::ReduceKind::Sum ? "0.0f" : kind == ir::ReduceKind::Max ? "-INFINITY" : "INFINITY";
+}
+
+const char* reduce_combine(ir::ReduceKind kind) {
+    return kind == ir::ReduceKind::Sum ? "SumOp" : kind == ir::ReduceKind::Max ? "MaxOp" : "MinOp";
+}
+
 // One distinct read of an input: the input and its column offset.
 struct LoadKey {
     int input = 0;
@@ -342,54 +402,49 @@ json Emitter::row_context() {
     if (reductions.empty()) reductions = ir::reductions_in_order(ir_);
     bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
                                        [](const Tensor& t) { return t.role == Role::Rows; });
-    int passes = static_cast<int>(reductions.size()) + (has_rows_output ? 1 : 0);
+    int passes = static_cast<int>(pass_groups(reductions).size()) + (has_rows_output ? 1 : 0);
     bool same_extents = std::all_of(reductions.begin(), reductions.end(),
                                     [&](const ir::Expr& r) { return r->extent == row_dim(); });
 
     // Which Rows inputs (read without offset) each pass needs; those read by
-    // two passes or more are worth caching.
+    // two passes or more are worth caching. Independent reductions share a pass.
     ExprPrinter row_printer(names(nullptr, false), uses_, "v");
     std::map<int, int> reads;
     json passes_json = json::array();
-    for (size_t r = 0; r < reductions.size(); ++r) {
-        const ir::Node& node = *reductions[r];
+    for (const std::vector<size_t>& group : pass_groups(reductions)) {
         std::set<LoadKey> loads;
         ExprPrinter element(names(&loads, true), uses_, "t", &row_printer);
-        std::string value = element.print(node.args[0]);
-        std::vector<std::string> body = element.take_statements();
-        std::string acc = std::string(ir::to_string(node.reduce_kind)) + std::to_string(r);
-        switch (node.reduce_kind) {
-        case ir::ReduceKind::Sum:
-            body.push_back(acc + " += " + value + ";");
-            break;
-        case ir::ReduceKind::Max:
-            body.push_back(acc + " = fmaxf(" + acc + ", " + value + ");");
-            break;
-        case ir::ReduceKind::Min:
-            body.push_back(acc + " = fminf(" + acc + ", " + value + ");");
-            break;
+        std::vector<std::string> body, comments;
+        json accs = json::array();
+        for (size_t r : group) {
+            const ir::Node& node = *reductions[r];
+            std::string value = element.print(node.args[0]);
+            for (auto& s : element.take_statements())
+                body.push_back(s);
+            std::string acc = std::string(ir::to_string(node.reduce_kind)) + std::to_string(r);
+            body.push_back(accumulate(node.reduce_kind, acc, value));
+            comments.push_back(std::string(ir::to_string(node.reduce_kind)) + " over the row of " +
+                               ir::print(ir_, node.args[0]));
+            accs.push_back({{"acc", acc},
+                            {"init", reduce_init(node.reduce_kind)},
+                            {"combine", reduce_combine(node.reduce_kind)}});
         }
         for (const auto& l : loads)
             if (!l.offset) ++reads[l.input];
         json pass;
-        pass["comment"] = std::string(ir::to_string(node.reduce_kind)) + " over the row of " +
-                          ir::print(ir_, node.args[0]);
+        pass["comments"] = string_list(comments);
         pass["prelude"] = string_list(row_printer.take_statements());
-        pass["acc"] = acc;
-        pass["init"] = node.reduce_kind == ir::ReduceKind::Sum   ? "0.0f"
-                       : node.reduce_kind == ir::ReduceKind::Max ? "-INFINITY"
-                                                                 : "INFINITY";
-        pass["extent"] = kernel_dim(node.extent);
-        pass["combine"] = node.reduce_kind == ir::ReduceKind::Sum   ? "SumOp"
-                          : node.reduce_kind == ir::ReduceKind::Max ? "MaxOp"
-                                                                    : "MinOp";
+        pass["accs"] = accs;
+        pass["extent"] = kernel_dim(reductions[group.front()]->extent);
         pass["loads_set"] = json::array();
         for (const auto& [input, offset] : loads)
             pass["loads_set"].push_back(
                 {input, offset ? json{offset->axis, offset->scale} : json()});
         pass["body"] = string_list(body);
         passes_json.push_back(pass);
-        reduction_names_[&node] = acc;
+        // Named only now: no reduction of a group reads another of the same group.
+        for (size_t i = 0; i < group.size(); ++i)
+            reduction_names_[reductions[group[i]].get()] = accs[i]["acc"].get<std::string>();
     }
 
     json epilogue = false;
@@ -444,7 +499,7 @@ json Emitter::row_context() {
     // Caching: Rows inputs read whole by two passes or more, when every pass
     // runs over the same row length.
     std::set<int> cached;
-    if (op_.family == Family::FusedRow && passes >= 2 && same_extents)
+    if (passes >= 2 && same_extents)
         for (const auto& [input, count] : reads)
             if (count >= 2 && ir_.inputs[input].role == Role::Rows &&
                 ir_.inputs[input].shape.back() == row_dim())
@@ -864,8 +919,6 @@ std::variant<std::string, EmitError> Emitter::run() {
         ctx = gated_context();
         break;
     }
-    if (op_.family == Family::Reduction && !ctx["cached"].empty())
-        return EmitError{"internal: a reduction kernel cannot cache rows"};
     if (!errors_.empty()) return EmitError{errors_.front()};
 
     std::vector<std::string> allocs;

@@ -51,6 +51,62 @@ std::optional<std::vector<std::string>> run_params(const std::string& source) {
     return names;
 }
 
+// The JSON pointer of the first key that repeats within one object, if any.
+// nlohmann::json keeps the last of duplicate keys silently, and the benchmark's
+// loader (Python's json) does too; a definition with two "name"s is ambiguous,
+// so it is refused.
+std::optional<std::string> duplicate_key(const std::string& text) {
+    struct Frame {
+        bool object = false;
+        std::set<std::string> keys;
+    };
+    std::vector<Frame> open;
+    std::vector<std::string> path; // the keys leading to the current value
+    std::optional<std::string> found;
+    using Event = nlohmann::json::parse_event_t;
+    auto escape = [](std::string k) {
+        for (size_t i = 0; (i = k.find_first_of("~/", i)) != std::string::npos; i += 2)
+            k.replace(i, 1, k[i] == '~' ? "~0" : "~1");
+        return k;
+    };
+    auto on_event = [&](int, Event event, nlohmann::json& parsed) {
+        if (found) return false;
+        switch (event) {
+        case Event::object_start:
+        case Event::array_start:
+            open.push_back(Frame{event == Event::object_start, {}});
+            break;
+        case Event::object_end:
+        case Event::array_end:
+            open.pop_back();
+            if (!open.empty() && open.back().object && !path.empty()) path.pop_back();
+            break;
+        case Event::key: {
+            std::string key = parsed.get<std::string>();
+            if (!open.back().keys.insert(key).second) {
+                std::string pointer;
+                for (const auto& k : path)
+                    pointer += "/" + escape(k);
+                found = pointer + "/" + escape(key);
+                return false;
+            }
+            path.push_back(key);
+            break;
+        }
+        case Event::value:
+            if (!open.empty() && open.back().object && !path.empty()) path.pop_back();
+            break;
+        }
+        return true;
+    };
+    try {
+        nlohmann::json discarded = nlohmann::json::parse(text, on_event);
+    } catch (const nlohmann::json::exception&) {
+        // Reported by the caller's own parse.
+    }
+    return found;
+}
+
 std::vector<TensorDef> tensors(const nlohmann::ordered_json& obj) {
     std::vector<TensorDef> out;
     for (const auto& [name, t] : obj.items()) {
@@ -75,6 +131,8 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
     } catch (const nlohmann::json::parse_error& e) {
         return Errors{err(path, "", std::string("not valid JSON: ") + e.what())};
     }
+    if (auto key = duplicate_key(text))
+        return Errors{err(path, *key, "duplicate key: the object already has one")};
     auto violations = validate_definition_schema(nlohmann::json::parse(text));
     if (!violations.empty()) return render_violations(path, violations);
 

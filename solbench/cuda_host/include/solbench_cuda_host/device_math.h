@@ -6,6 +6,7 @@
 #include <cstring>
 #include <math.h>
 
+#include "load_trace.h"
 #include "runtime_types.h"
 
 inline float rsqrtf(float x) {
@@ -81,7 +82,9 @@ inline int __ffs(int x) {
     return __builtin_ffs(x);
 }
 
-// Read-only cache loads are plain loads on the host.
+// Read-only cache loads are plain loads on the host (recorded when a load
+// trace is on: load_trace.h).
 template <typename T> inline T __ldg(const T* p) {
+    solbench_cuda_host::trace_load(p, sizeof(T));
     return *p;
 }
