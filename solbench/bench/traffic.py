@@ -82,7 +82,17 @@ def column_axes(defn: Any) -> set[str]:
     return names
 
 
-def measure(bundle: Path, cols: int, rows_per_axis: int = 4, seed: int = 0) -> Traffic:
+@dataclass
+class TracedCall:
+    """One call of a bundle's kernel on random inputs, with its load trace."""
+    defn: Any
+    axes: dict[str, int]
+    args: list[Any]      # the inputs in definition order (tensors and scalars)
+    outputs: list[Any]   # the outputs the kernel wrote
+    trace: Any           # solbench.cuda_host.LoadTrace
+
+
+def call(bundle: Path, cols: int, rows_per_axis: int = 4, seed: int = 0) -> TracedCall:
     """Runs the bundle once on random inputs, every var row axis `rows_per_axis` long and every
     var column axis `cols` (constant axes keep their value), with the load trace on."""
     import torch
@@ -97,30 +107,34 @@ def measure(bundle: Path, cols: int, rows_per_axis: int = 4, seed: int = 0) -> T
     axes = problem.resolve_axes(defn, var)
     gen = torch.Generator().manual_seed(seed)
     args: list[Any] = []
-    tensors: list[tuple[str, Any]] = []
     for spec in defn.inputs:
         shape = problem.shape_of(spec, axes)
         if shape is None:
             args.append(1e-6)  # a scalar (eps): the definitions' scalars are small positives
-            continue
-        t = torch.randn(shape, generator=gen).to(getattr(torch, spec.dtype))
-        args.append(t)
-        tensors.append((spec.name, t))
+        else:
+            args.append(torch.randn(shape, generator=gen).to(getattr(torch, spec.dtype)))
     outputs = [torch.empty(problem.shape_of(s, axes), dtype=getattr(torch, s.dtype))
                for s in defn.outputs]
     mod = module_for(bundle)
     with trace_loads(mod) as trace:
         getattr(mod, "run")(*args, *outputs)
+    return TracedCall(defn, axes, args, outputs, trace)
+
+
+def measure(bundle: Path, cols: int, rows_per_axis: int = 4, seed: int = 0) -> Traffic:
+    """The bytes one call (see :func:`call`) reads from each input."""
+    c = call(bundle, cols, rows_per_axis, seed)
+    tensors = [(spec.name, a) for spec, a in zip(c.defn.inputs, c.args) if spec.shape]
     first = max((t for _, t in tensors), key=lambda t: t.dim())
     rows = math.prod(first.shape[:-1])
     inputs = []
     for name, t in tensors:
-        loaded, distinct = trace.bytes_from(t)
+        loaded, distinct = c.trace.bytes_from(t)
         nbytes = t.numel() * t.element_size()
         inputs.append(TensorTraffic(name, nbytes, loaded, distinct,
                                     broadcast=t.dim() == 1 and rows > 1))
-    out_bytes = sum(o.numel() * o.element_size() for o in outputs)
-    return Traffic(bundle.name, axes, rows, inputs, out_bytes)
+    out_bytes = sum(o.numel() * o.element_size() for o in c.outputs)
+    return Traffic(bundle.name, c.axes, rows, inputs, out_bytes)
 
 
 def _row(t: Traffic) -> str:

@@ -73,13 +73,18 @@ struct SumOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
 };
 
+// The lanes of a warp that share a row: all 32, or a group of 16 for short
+// rows (xor shuffles under 16 stay inside a half warp).
+template <int kThreads>
+constexpr int kGroupLanes = kThreads < kWarpSize ? kThreads : kWarpSize;
+
 // Combines `value` over the kThreads threads sharing a row: warp shuffles,
 // then (block per row) one partial per warp through shared memory. Every
 // thread returns the same result.
 template <int kThreads, typename Combine>
 __device__ __forceinline__ float group_reduce(float value, Combine combine, float* scratch) {
 #pragma unroll
-    for (int mask = kWarpSize / 2; mask > 0; mask /= 2)
+    for (int mask = kGroupLanes<kThreads> / 2; mask > 0; mask /= 2)
         value = combine(value, __shfl_xor_sync(0xffffffffu, value, mask));
     if constexpr (kThreads > kWarpSize) {
         constexpr int kWarps = kThreads / kWarpSize;
@@ -132,28 +137,35 @@ __device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks
 template <int kThreads, int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) fused_add_rmsnorm_kernel(const __nv_bfloat16* __restrict__ hidden_states, const __nv_bfloat16* __restrict__ residual, const __nv_bfloat16* __restrict__ weight, __nv_bfloat16* __restrict__ output, int64_t rows) {
     float* scratch = reinterpret_cast<float*>(smem);
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
-                        threadIdx.x / kThreads;
-    if (row >= rows) return;
+    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
+                              threadIdx.x / kThreads;
+    // Past the last row, a warp or a block leaves at once; a group narrower
+    // than a warp shares the warp's shuffles, so it stays through the
+    // reductions with nothing to read and leaves before writing.
+    const bool live = row_index < rows;
+    if constexpr (kThreads >= kWarpSize) {
+        if (!live) return;
+    }
+    const int64_t row = live ? row_index : 0;
     const __nv_bfloat16* hidden_states_row = hidden_states + row * kHiddenSize;
     const __nv_bfloat16* residual_row = residual + row * kHiddenSize;
     __nv_bfloat16* output_row = output + row * kHiddenSize;
     float hidden_states_cache[kChunks > 0 ? kChunks : 1][kVec];
     if constexpr (kChunks > 0) {
-        for_each_chunk<kThreads, kVec, kChunks>(kHiddenSize, [&](int chunk, int64_t base) {
+        for_each_chunk<kThreads, kVec, kChunks>(live ? kHiddenSize : 0, [&](int chunk, int64_t base) {
             load_vec<kVec>(hidden_states_row + base, hidden_states_cache[chunk]);
         });
     }
     float residual_cache[kChunks > 0 ? kChunks : 1][kVec];
     if constexpr (kChunks > 0) {
-        for_each_chunk<kThreads, kVec, kChunks>(kHiddenSize, [&](int chunk, int64_t base) {
+        for_each_chunk<kThreads, kVec, kChunks>(live ? kHiddenSize : 0, [&](int chunk, int64_t base) {
             load_vec<kVec>(residual_row + base, residual_cache[chunk]);
         });
     }
 
     // sum over the row of (((hidden_states[r, c] + residual[r, c]) as bfloat16) * ((hidden_states[r, c] + residual[r, c]) as bfloat16))
     float sum0 = 0.0f;
-    for_each_chunk<kThreads, kVec, kChunks>(kHiddenSize, [&]([[maybe_unused]] int chunk, int64_t base) {
+    for_each_chunk<kThreads, kVec, kChunks>(live ? kHiddenSize : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float hidden_states_v[kVec];
         fetch<kChunks>(hidden_states_cache, chunk, hidden_states_row + base, hidden_states_v);
         float residual_v[kVec];
@@ -165,6 +177,7 @@ __global__ void __launch_bounds__(kBlockThreads) fused_add_rmsnorm_kernel(const 
         }
     });
     sum0 = group_reduce<kThreads>(sum0, SumOp{}, scratch);
+    if (!live) return;
 
     // The outputs, column by column.
     const float v0 = 1.0f / sqrtf((sum0 / static_cast<float>(kHiddenSize)) + 1e-05f);
@@ -192,7 +205,8 @@ cudaError_t launch_rows(int64_t rows, cudaStream_t stream, Args... args) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
     config.blockDim = dim3(kBlockThreads);
-    config.dynamicSmemBytes = kThreads > kWarpSize ? (kBlockThreads / kWarpSize) * sizeof(float) : 0;
+    config.dynamicSmemBytes =
+        kThreads > kWarpSize ? 1 * (kBlockThreads / kWarpSize) * sizeof(float) : 0;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, fused_add_rmsnorm_kernel<kThreads, kVec, kChunks>, args...);
 }

@@ -75,13 +75,18 @@ struct MinOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fminf(a, b); }
 };
 
+// The lanes of a warp that share a row: all 32, or a group of 16 for short
+// rows (xor shuffles under 16 stay inside a half warp).
+template <int kThreads>
+constexpr int kGroupLanes = kThreads < kWarpSize ? kThreads : kWarpSize;
+
 // Combines `value` over the kThreads threads sharing a row: warp shuffles,
 // then (block per row) one partial per warp through shared memory. Every
 // thread returns the same result.
 template <int kThreads, typename Combine>
 __device__ __forceinline__ float group_reduce(float value, Combine combine, float* scratch) {
 #pragma unroll
-    for (int mask = kWarpSize / 2; mask > 0; mask /= 2)
+    for (int mask = kGroupLanes<kThreads> / 2; mask > 0; mask /= 2)
         value = combine(value, __shfl_xor_sync(0xffffffffu, value, mask));
     if constexpr (kThreads > kWarpSize) {
         constexpr int kWarps = kThreads / kWarpSize;
@@ -134,14 +139,21 @@ __device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks
 template <int kThreads, int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) minmax_scale_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
     float* scratch = reinterpret_cast<float*>(smem);
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
-                        threadIdx.x / kThreads;
-    if (row >= rows) return;
+    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
+                              threadIdx.x / kThreads;
+    // Past the last row, a warp or a block leaves at once; a group narrower
+    // than a warp shares the warp's shuffles, so it stays through the
+    // reductions with nothing to read and leaves before writing.
+    const bool live = row_index < rows;
+    if constexpr (kThreads >= kWarpSize) {
+        if (!live) return;
+    }
+    const int64_t row = live ? row_index : 0;
     const __nv_bfloat16* x_row = x + row * cols;
     __nv_bfloat16* output_row = output + row * cols;
     float x_cache[kChunks > 0 ? kChunks : 1][kVec];
     if constexpr (kChunks > 0) {
-        for_each_chunk<kThreads, kVec, kChunks>(cols, [&](int chunk, int64_t base) {
+        for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&](int chunk, int64_t base) {
             load_vec<kVec>(x_row + base, x_cache[chunk]);
         });
     }
@@ -150,7 +162,7 @@ __global__ void __launch_bounds__(kBlockThreads) minmax_scale_kernel(const __nv_
     // max over the row of x[r, c]
     float min0 = INFINITY;
     float max1 = -INFINITY;
-    for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
+    for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float x_v[kVec];
         fetch<kChunks>(x_cache, chunk, x_row + base, x_v);
 #pragma unroll
@@ -161,6 +173,7 @@ __global__ void __launch_bounds__(kBlockThreads) minmax_scale_kernel(const __nv_
     });
     min0 = group_reduce<kThreads>(min0, MinOp{}, scratch);
     max1 = group_reduce<kThreads>(max1, MaxOp{}, scratch);
+    if (!live) return;
 
     // The outputs, column by column.
     const float v0 = (max1 - min0) + 1e-06f;
@@ -184,7 +197,8 @@ cudaError_t launch_rows(int64_t rows, cudaStream_t stream, Args... args) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
     config.blockDim = dim3(kBlockThreads);
-    config.dynamicSmemBytes = kThreads > kWarpSize ? (kBlockThreads / kWarpSize) * sizeof(float) : 0;
+    config.dynamicSmemBytes =
+        kThreads > kWarpSize ? 1 * (kBlockThreads / kWarpSize) * sizeof(float) : 0;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, minmax_scale_kernel<kThreads, kVec, kChunks>, args...);
 }
@@ -211,7 +225,9 @@ void run(const at::Tensor& x, const at::Tensor& output) {
     if (rows == 0) return;
     const bool vectorized = aligned16(x) && aligned16(output) && (hidden_size) % kVectorWidth == 0;
     cudaError_t status = cudaSuccess;
-    if (vectorized && hidden_size <= 1024) {
+    if (vectorized && hidden_size <= 128) {
+        status = launch_rows<16, kVectorWidth, 1>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 1024) {
         status = launch_rows<kWarpSize, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);

@@ -68,13 +68,18 @@ struct SumOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
 };
 
+// The lanes of a warp that share a row: all 32, or a group of 16 for short
+// rows (xor shuffles under 16 stay inside a half warp).
+template <int kThreads>
+constexpr int kGroupLanes = kThreads < kWarpSize ? kThreads : kWarpSize;
+
 // Combines `value` over the kThreads threads sharing a row: warp shuffles,
 // then (block per row) one partial per warp through shared memory. Every
 // thread returns the same result.
 template <int kThreads, typename Combine>
 __device__ __forceinline__ float group_reduce(float value, Combine combine, float* scratch) {
 #pragma unroll
-    for (int mask = kWarpSize / 2; mask > 0; mask /= 2)
+    for (int mask = kGroupLanes<kThreads> / 2; mask > 0; mask /= 2)
         value = combine(value, __shfl_xor_sync(0xffffffffu, value, mask));
     if constexpr (kThreads > kWarpSize) {
         constexpr int kWarps = kThreads / kWarpSize;
@@ -127,14 +132,21 @@ __device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks
 template <int kThreads, int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) row_sum_kernel(const float* __restrict__ x, float* __restrict__ output, int64_t rows, int64_t cols) {
     float* scratch = reinterpret_cast<float*>(smem);
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
-                        threadIdx.x / kThreads;
-    if (row >= rows) return;
+    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
+                              threadIdx.x / kThreads;
+    // Past the last row, a warp or a block leaves at once; a group narrower
+    // than a warp shares the warp's shuffles, so it stays through the
+    // reductions with nothing to read and leaves before writing.
+    const bool live = row_index < rows;
+    if constexpr (kThreads >= kWarpSize) {
+        if (!live) return;
+    }
+    const int64_t row = live ? row_index : 0;
     const float* x_row = x + row * cols;
 
     // sum over the row of x[r, c]
     float sum0 = 0.0f;
-    for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
+    for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float x_v[kVec];
         load_vec<kVec>(x_row + base, x_v);
 #pragma unroll
@@ -143,6 +155,7 @@ __global__ void __launch_bounds__(kBlockThreads) row_sum_kernel(const float* __r
         }
     });
     sum0 = group_reduce<kThreads>(sum0, SumOp{}, scratch);
+    if (!live) return;
 
     // The per-row outputs, written once by the row's first thread.
     if (threadIdx.x % kThreads == 0) {
@@ -158,7 +171,8 @@ cudaError_t launch_rows(int64_t rows, cudaStream_t stream, Args... args) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
     config.blockDim = dim3(kBlockThreads);
-    config.dynamicSmemBytes = kThreads > kWarpSize ? (kBlockThreads / kWarpSize) * sizeof(float) : 0;
+    config.dynamicSmemBytes =
+        kThreads > kWarpSize ? 1 * (kBlockThreads / kWarpSize) * sizeof(float) : 0;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, row_sum_kernel<kThreads, kVec, kChunks>, args...);
 }
@@ -184,7 +198,9 @@ void run(const at::Tensor& x, const at::Tensor& output) {
     if (rows == 0) return;
     const bool vectorized = aligned16(x) && (hidden_size) % kVectorWidth == 0;
     cudaError_t status = cudaSuccess;
-    if (vectorized && hidden_size <= 1024) {
+    if (vectorized && hidden_size <= 64) {
+        status = launch_rows<16, kVectorWidth, 0>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 1024) {
         status = launch_rows<kWarpSize, kVectorWidth, 0>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {
         status = launch_rows<kBlockThreads, kVectorWidth, 0>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);

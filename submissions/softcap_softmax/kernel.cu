@@ -68,12 +68,10 @@ bool aligned16(const at::Tensor& t) {
 
 constexpr int kWarpSize = 32;
 
-struct SumOp {
-    __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
-};
-struct MaxOp {
-    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
+// The lanes of a warp that share a row: all 32, or a group of 16 for short
+// rows (xor shuffles under 16 stay inside a half warp).
+template <int kThreads>
+constexpr int kGroupLanes = kThreads < kWarpSize ? kThreads : kWarpSize;
 
 // Combines `value` over the kThreads threads sharing a row: warp shuffles,
 // then (block per row) one partial per warp through shared memory. Every
@@ -81,7 +79,7 @@ struct MaxOp {
 template <int kThreads, typename Combine>
 __device__ __forceinline__ float group_reduce(float value, Combine combine, float* scratch) {
 #pragma unroll
-    for (int mask = kWarpSize / 2; mask > 0; mask /= 2)
+    for (int mask = kGroupLanes<kThreads> / 2; mask > 0; mask /= 2)
         value = combine(value, __shfl_xor_sync(0xffffffffu, value, mask));
     if constexpr (kThreads > kWarpSize) {
         constexpr int kWarps = kThreads / kWarpSize;
@@ -93,6 +91,57 @@ __device__ __forceinline__ float group_reduce(float value, Combine combine, floa
         for (int w = 1; w < kWarps; ++w) value = combine(value, scratch[w]);
     }
     return value;
+}
+
+// exp(from - to) for rescaling a running sum from max `from` to max `to`;
+// 0 when nothing was summed yet (from = -inf), so -inf - -inf is no NaN.
+__device__ __forceinline__ float rescale(float from, float to) {
+    return from == -INFINITY ? 0.0f : expf(from - to);
+}
+
+// Online max and sum of exp (softmax's normalizer in one pass): folds kVec
+// values into a running max `m` and a running sum `s` of exp(value - m).
+template <int kVec>
+__device__ __forceinline__ void online_max_sum(const float (&v)[kVec], float& m, float& s) {
+    float chunk_max = v[0];
+#pragma unroll
+    for (int j = 1; j < kVec; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+    const float next = fmaxf(m, chunk_max);
+    float add = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) add += expf(v[j] - next);
+    s = s * rescale(m, next) + add;
+    m = next;
+}
+
+// Combines the (max, sum of exp) pairs of the kThreads threads sharing a row,
+// as group_reduce does for one value; scratch holds two floats per warp.
+template <int kThreads>
+__device__ __forceinline__ void group_reduce_online(float& m, float& s, float* scratch) {
+    auto combine = [](float& m1, float& s1, float m2, float s2) {
+        const float next = fmaxf(m1, m2);
+        s1 = s1 * rescale(m1, next) + s2 * rescale(m2, next);
+        m1 = next;
+    };
+#pragma unroll
+    for (int mask = kGroupLanes<kThreads> / 2; mask > 0; mask /= 2) {
+        const float m2 = __shfl_xor_sync(0xffffffffu, m, mask);
+        const float s2 = __shfl_xor_sync(0xffffffffu, s, mask);
+        combine(m, s, m2, s2);
+    }
+    if constexpr (kThreads > kWarpSize) {
+        constexpr int kWarps = kThreads / kWarpSize;
+        __syncthreads(); // the previous reduction's partials have been read
+        if (threadIdx.x % kWarpSize == 0) {
+            scratch[threadIdx.x / kWarpSize] = m;
+            scratch[kWarps + threadIdx.x / kWarpSize] = s;
+        }
+        __syncthreads();
+        m = scratch[0];
+        s = scratch[kWarps];
+#pragma unroll
+        for (int w = 1; w < kWarps; ++w) combine(m, s, scratch[w], scratch[kWarps + w]);
+    }
 }
 
 // Calls body(chunk, base) for this thread's kVec-wide chunks of [0, extent):
@@ -134,41 +183,41 @@ __device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks
 template <int kThreads, int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) softcap_softmax_kernel(const __nv_bfloat16* __restrict__ scores, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
     float* scratch = reinterpret_cast<float*>(smem);
-    const int64_t row = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
-                        threadIdx.x / kThreads;
-    if (row >= rows) return;
+    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
+                              threadIdx.x / kThreads;
+    // Past the last row, a warp or a block leaves at once; a group narrower
+    // than a warp shares the warp's shuffles, so it stays through the
+    // reductions with nothing to read and leaves before writing.
+    const bool live = row_index < rows;
+    if constexpr (kThreads >= kWarpSize) {
+        if (!live) return;
+    }
+    const int64_t row = live ? row_index : 0;
     const __nv_bfloat16* scores_row = scores + row * cols;
     __nv_bfloat16* output_row = output + row * cols;
     float scores_cache[kChunks > 0 ? kChunks : 1][kVec];
     if constexpr (kChunks > 0) {
-        for_each_chunk<kThreads, kVec, kChunks>(cols, [&](int chunk, int64_t base) {
+        for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&](int chunk, int64_t base) {
             load_vec<kVec>(scores_row + base, scores_cache[chunk]);
         });
     }
 
     // max over the row of (3e+01 * tanh((scores[r, c] / 3e+01)))
-    float max0 = -INFINITY;
-    for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
-        float scores_v[kVec];
-        fetch<kChunks>(scores_cache, chunk, scores_row + base, scores_v);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-            max0 = fmaxf(max0, (30.0f * tanhf(scores_v[j] / 30.0f)));
-        }
-    });
-    max0 = group_reduce<kThreads>(max0, MaxOp{}, scratch);
-
     // sum over the row of exp(((3e+01 * tanh((scores[r, c] / 3e+01))) - max_c((3e+01 * tanh((scores[r, c] / 3e+01))))))
+    float max0 = -INFINITY;
     float sum1 = 0.0f;
-    for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
+    for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float scores_v[kVec];
         fetch<kChunks>(scores_cache, chunk, scores_row + base, scores_v);
+        float max0_chunk[kVec];
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
-            sum1 += expf((30.0f * tanhf(scores_v[j] / 30.0f)) - max0);
+            max0_chunk[j] = (30.0f * tanhf(scores_v[j] / 30.0f));
         }
+        online_max_sum<kVec>(max0_chunk, max0, sum1);
     });
-    sum1 = group_reduce<kThreads>(sum1, SumOp{}, scratch);
+    group_reduce_online<kThreads>(max0, sum1, scratch);
+    if (!live) return;
 
     // The outputs, column by column.
     for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
@@ -191,7 +240,8 @@ cudaError_t launch_rows(int64_t rows, cudaStream_t stream, Args... args) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
     config.blockDim = dim3(kBlockThreads);
-    config.dynamicSmemBytes = kThreads > kWarpSize ? (kBlockThreads / kWarpSize) * sizeof(float) : 0;
+    config.dynamicSmemBytes =
+        kThreads > kWarpSize ? 2 * (kBlockThreads / kWarpSize) * sizeof(float) : 0;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, softcap_softmax_kernel<kThreads, kVec, kChunks>, args...);
 }
@@ -218,7 +268,9 @@ void run(const at::Tensor& scores, const at::Tensor& output) {
     if (rows == 0) return;
     const bool vectorized = aligned16(scores) && aligned16(output) && (hidden_size) % kVectorWidth == 0;
     cudaError_t status = cudaSuccess;
-    if (vectorized && hidden_size <= 1024) {
+    if (vectorized && hidden_size <= 128) {
+        status = launch_rows<16, kVectorWidth, 1>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(scores.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 1024) {
         status = launch_rows<kWarpSize, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(scores.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(scores.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);

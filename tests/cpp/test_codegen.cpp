@@ -168,8 +168,65 @@ TEST(KernelEmitter, ReturnStyleAllocatesTheOutputs) {
     EXPECT_NE(k.find("at::Tensor run(const at::Tensor& input)"), std::string::npos);
     EXPECT_NE(k.find("torch::empty({batch_size, hidden_size}"), std::string::npos);
     EXPECT_NE(k.find("return output;"), std::string::npos);
-    EXPECT_NE(k.find("MaxOp{}"), std::string::npos);
     EXPECT_NE(k.find("-INFINITY"), std::string::npos);
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1))
+        ++n;
+    return n;
+}
+
+// The loops over a row at the kernel's top level: the reduction passes and
+// the epilogue (the register cache's fill loop is nested deeper).
+size_t row_loops(const std::string& k) {
+    return occurrences(k, "\n    for_each_chunk<kThreads, kVec, kChunks>(");
+}
+
+TEST(KernelEmitter, SoftmaxMaxAndSumShareOnePassOnline) {
+    std::string k = kernel(fixtures::softmax());
+    EXPECT_NE(k.find("online_max_sum<kVec>(max0_chunk, max0, sum1);"), std::string::npos);
+    EXPECT_NE(k.find("group_reduce_online<kThreads>(max0, sum1, scratch);"), std::string::npos);
+    EXPECT_EQ(k.find("MaxOp{}"), std::string::npos);
+    EXPECT_EQ(k.find("SumOp{}"), std::string::npos);
+    EXPECT_EQ(row_loops(k), 2u); // the online pass and the epilogue
+    // Two floats per warp for the pair's block reduction.
+    EXPECT_NE(k.find("2 * (kBlockThreads / kWarpSize) * sizeof(float)"), std::string::npos);
+}
+
+TEST(KernelEmitter, SumOfExpAgainstAnotherMaxIsNotOnline) {
+    // sum(exp(2x - max(x))): the exponent is not the max's own element, so the
+    // sum needs the finished max and gets its own pass.
+    OpDescription op = fixtures::softmax();
+    ir::Expr x = ir::load(0);
+    ir::Expr m = ir::reduce(ir::ReduceKind::Max, x, {1, 1});
+    ir::Expr e = ir::unary(ir::Op::Exp,
+                           ir::binary(ir::Op::Sub, ir::binary(ir::Op::Mul, ir::constant(2), x), m));
+    ir::Expr s = ir::reduce(ir::ReduceKind::Sum, e, {1, 1});
+    op.ir.values = {ir::binary(ir::Op::Div, e, s)};
+    op.reductions = ir::reductions_in_order(op.ir);
+    std::string k = kernel(op);
+    EXPECT_EQ(k.find("online_max_sum"), std::string::npos);
+    EXPECT_NE(k.find("MaxOp{}"), std::string::npos);
+    EXPECT_NE(k.find("SumOp{}"), std::string::npos);
+    EXPECT_EQ(row_loops(k), 3u);
+}
+
+TEST(KernelEmitter, IndependentReductionsShareOnePass) {
+    // min and max of the same row: one loop, two accumulators.
+    OpDescription op = fixtures::softmax();
+    ir::Expr x = ir::load(0);
+    ir::Expr lo = ir::reduce(ir::ReduceKind::Min, x, {1, 1});
+    ir::Expr hi = ir::reduce(ir::ReduceKind::Max, x, {1, 1});
+    op.ir.values = {
+        ir::binary(ir::Op::Div, ir::binary(ir::Op::Sub, x, lo), ir::binary(ir::Op::Sub, hi, lo))};
+    op.reductions = ir::reductions_in_order(op.ir);
+    std::string k = kernel(op);
+    EXPECT_EQ(row_loops(k), 2u);
+    EXPECT_NE(
+        k.find("min0 = fminf(min0, input_v[j]);\n            max1 = fmaxf(max1, input_v[j]);"),
+        std::string::npos);
 }
 
 TEST(KernelEmitter, GatedReadsPackedHalvesDirectly) {

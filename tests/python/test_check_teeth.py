@@ -69,8 +69,8 @@ def mutated(problem: str, tmp_path: Path, old: str, new: str, count: int = 1) ->
 MUTATIONS = {
     # name: (problem, old, new, count (0 = all), expected statuses)
     "epsilon": ("rmsnorm", "1e-05f", "1.0f", 1, {"INCORRECT_NUMERICAL"}),
-    "half-row-reduced": ("rmsnorm", "for_each_chunk<kThreads, kVec, kChunks>(cols,",
-                         "for_each_chunk<kThreads, kVec, kChunks>(cols / 2,", 2,
+    "half-row-reduced": ("rmsnorm", "for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0,",
+                         "for_each_chunk<kThreads, kVec, kChunks>(live ? cols / 2 : 0,", 2,
                          {"INCORRECT_NUMERICAL"}),
     "off-by-one-store": ("rmsnorm", "store_vec<kVec>(output_row + base,",
                          "store_vec<kVec>(output_row + base + 1,", 1, {"RUNTIME_ERROR"}),
@@ -78,6 +78,9 @@ MUTATIONS = {
     "gated-off-by-one-store": ("swiglu", "store_vec<kVec>(output_row + base,",
                                "store_vec<kVec>(output_row + base + 1,", 1,
                                {"RUNTIME_ERROR"}),
+    # softmax's online max/sum: a running sum not rescaled when the running max grows.
+    "online-sum-not-rescaled": ("softmax", "s = s * rescale(m, next) + add;", "s = s + add;", 1,
+                                {"INCORRECT_NUMERICAL"}),
     "reduction-constant": ("row_sum", "float sum0 = 0.0f;", "float sum0 = 1.0f;", 1,
                            {"INCORRECT_NUMERICAL"}),
 }

@@ -36,6 +36,7 @@ namespace {
 
 constexpr int kBlockThreads = 256;
 constexpr int kWarpThreads = 32;
+constexpr int kHalfWarpThreads = 16;   // a row of at most 16 vectors: half a warp
 constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
 constexpr int kCacheFloats = 32;       // register budget per thread for cached rows (more spills)
 
@@ -146,23 +147,68 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
     return out;
 }
 
+bool same_expr(const ir::Expr& a, const ir::Expr& b) {
+    if (a.get() == b.get()) return true;
+    if (a->op != b->op || a->value != b->value || a->index != b->index ||
+        a->col_offset != b->col_offset || a->fixed_column != b->fixed_column ||
+        a->reduce_kind != b->reduce_kind || !(a->extent == b->extent) || a->dtype != b->dtype ||
+        a->args.size() != b->args.size())
+        return false;
+    for (size_t i = 0; i < a->args.size(); ++i)
+        if (!same_expr(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+// Softmax's normalizer, `sum of exp(e - m)` with `m = max of e` over the same
+// columns, runs in the max's pass as an online pair: each thread keeps its
+// running max and a sum scaled to it, rescaling when the max grows. The row
+// is read once for both instead of once each. Maps the sum to its max.
+using OnlinePairs = std::map<const ir::Node*, const ir::Node*>;
+
+OnlinePairs online_pairs(const std::vector<ir::Expr>& reductions) {
+    OnlinePairs pairs;
+    std::set<const ir::Node*> paired_max;
+    for (const ir::Expr& r : reductions) {
+        if (r->reduce_kind != ir::ReduceKind::Sum) continue;
+        const ir::Expr& exp = r->args[0];
+        if (exp->op != ir::Op::Exp || exp->args[0]->op != ir::Op::Sub) continue;
+        const ir::Expr& e = exp->args[0]->args[0];
+        const ir::Expr& m = exp->args[0]->args[1];
+        if (m->op != ir::Op::Reduce || m->reduce_kind != ir::ReduceKind::Max ||
+            !(m->extent == r->extent) || !same_expr(m->args[0], e) || paired_max.count(m.get()))
+            continue;
+        if (std::none_of(reductions.begin(), reductions.end(),
+                         [&](const ir::Expr& x) { return x.get() == m.get(); }))
+            continue;
+        pairs[r.get()] = m.get();
+        paired_max.insert(m.get());
+    }
+    return pairs;
+}
+
 // Reductions whose elements read no other reduction's result share one pass
 // over the row (one read of it, one loop): a reduction's level is one more
-// than the deepest reduction its element reads, and reductions of the same
-// level and extent form a group. Groups come in level order, members in the
-// given order.
-std::vector<std::vector<size_t>> pass_groups(const std::vector<ir::Expr>& reductions) {
+// than the deepest reduction its element reads (an online sum takes its max's
+// level), and reductions of the same level and extent form a group. Groups
+// come in level order, members in the given order.
+std::vector<std::vector<size_t>> pass_groups(const std::vector<ir::Expr>& reductions,
+                                             const OnlinePairs& online) {
     // deepest(e): the highest level of a reduction in e (itself included), -1
     // for none; memoized, as the IR is a DAG with shared subexpressions.
     std::map<const ir::Node*, int> memo;
-    std::function<int(const ir::Expr&)> deepest = [&](const ir::Expr& e) -> int {
-        auto it = memo.find(e.get());
+    std::function<int(const ir::Node*)> deepest = [&](const ir::Node* e) -> int {
+        auto it = memo.find(e);
         if (it != memo.end()) return it->second;
         int level = -1;
-        for (const ir::Expr& a : e->args)
-            level = std::max(level, deepest(a));
-        if (e->op == ir::Op::Reduce) ++level;
-        memo[e.get()] = level;
+        auto pair = online.find(e);
+        if (pair != online.end()) {
+            level = deepest(pair->second);
+        } else {
+            for (const ir::Expr& a : e->args)
+                level = std::max(level, deepest(a.get()));
+            if (e->op == ir::Op::Reduce) ++level;
+        }
+        memo[e] = level;
         return level;
     };
     std::vector<std::vector<size_t>> groups;
@@ -171,10 +217,10 @@ std::vector<std::vector<size_t>> pass_groups(const std::vector<ir::Expr>& reduct
     for (size_t r = 0; r < reductions.size(); ++r)
         order[r] = r;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return deepest(reductions[a]) < deepest(reductions[b]);
+        return deepest(reductions[a].get()) < deepest(reductions[b].get());
     });
     for (size_t r : order) {
-        std::pair<int, Dim> key{deepest(reductions[r]), reductions[r]->extent};
+        std::pair<int, Dim> key{deepest(reductions[r].get()), reductions[r]->extent};
         auto it = std::find(keys.begin(), keys.end(), key);
         if (it == keys.end()) {
             keys.push_back(key);
@@ -199,7 +245,9 @@ std::string accumulate(ir::ReduceKind kind, const std::string& acc, const std::s
 }
 
 const char* reduce_init(ir::ReduceKind kind) {
-    return kind == ir::ReduceKind::Sum ? "0.0f" : kind == ir::ReduceKind::Max ? "-INFINITY" : "INFINITY";
+    return kind == ir::ReduceKind::Sum   ? "0.0f"
+           : kind == ir::ReduceKind::Max ? "-INFINITY"
+                                         : "INFINITY";
 }
 
 const char* reduce_combine(ir::ReduceKind kind) {
@@ -280,6 +328,8 @@ class Emitter {
     std::map<LoadKey, std::string> offset_names_;
     std::vector<std::string> errors_;
     bool flat_ = false;
+    std::set<std::string> combines_; // the group_reduce combine ops the kernel uses
+    bool online_ = false;            // an online max/sum pair (softmax) is reduced
     json constants_ = json::array();
 };
 
@@ -402,7 +452,9 @@ json Emitter::row_context() {
     if (reductions.empty()) reductions = ir::reductions_in_order(ir_);
     bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
                                        [](const Tensor& t) { return t.role == Role::Rows; });
-    int passes = static_cast<int>(pass_groups(reductions).size()) + (has_rows_output ? 1 : 0);
+    const OnlinePairs online = online_pairs(reductions);
+    const std::vector<std::vector<size_t>> groups = pass_groups(reductions, online);
+    int passes = static_cast<int>(groups.size()) + (has_rows_output ? 1 : 0);
     bool same_extents = std::all_of(reductions.begin(), reductions.end(),
                                     [&](const ir::Expr& r) { return r->extent == row_dim(); });
 
@@ -411,23 +463,44 @@ json Emitter::row_context() {
     ExprPrinter row_printer(names(nullptr, false), uses_, "v");
     std::map<int, int> reads;
     json passes_json = json::array();
-    for (const std::vector<size_t>& group : pass_groups(reductions)) {
+    auto acc_name = [&](size_t r) {
+        return std::string(ir::to_string(reductions[r]->reduce_kind)) + std::to_string(r);
+    };
+    for (const std::vector<size_t>& group : groups) {
         std::set<LoadKey> loads;
         ExprPrinter element(names(&loads, true), uses_, "t", &row_printer);
-        std::vector<std::string> body, comments;
+        std::vector<std::string> body, after, reduce, decls, comments;
         json accs = json::array();
         for (size_t r : group) {
             const ir::Node& node = *reductions[r];
-            std::string value = element.print(node.args[0]);
-            for (auto& s : element.take_statements())
-                body.push_back(s);
-            std::string acc = std::string(ir::to_string(node.reduce_kind)) + std::to_string(r);
-            body.push_back(accumulate(node.reduce_kind, acc, value));
+            std::string acc = acc_name(r);
             comments.push_back(std::string(ir::to_string(node.reduce_kind)) + " over the row of " +
                                ir::print(ir_, node.args[0]));
-            accs.push_back({{"acc", acc},
-                            {"init", reduce_init(node.reduce_kind)},
-                            {"combine", reduce_combine(node.reduce_kind)}});
+            accs.push_back({{"acc", acc}, {"init", reduce_init(node.reduce_kind)}});
+            if (online.count(&node)) continue; // accumulated with its max, below
+            auto partner = std::find_if(online.begin(), online.end(),
+                                        [&](const auto& p) { return p.second == &node; });
+            std::string value = element.print(node.args[0]);
+            for (auto& st : element.take_statements())
+                body.push_back(st);
+            if (partner == online.end()) {
+                body.push_back(accumulate(node.reduce_kind, acc, value));
+                reduce.push_back(acc + " = group_reduce<kThreads>(" + acc + ", " +
+                                 reduce_combine(node.reduce_kind) + "{}, scratch);");
+                combines_.insert(reduce_combine(node.reduce_kind));
+                continue;
+            }
+            size_t sum_index = static_cast<size_t>(
+                std::find_if(reductions.begin(), reductions.end(),
+                             [&](const ir::Expr& x) { return x.get() == partner->first; }) -
+                reductions.begin());
+            std::string sum = acc_name(sum_index);
+            std::string chunk = acc + "_chunk";
+            decls.push_back("float " + chunk + "[kVec];");
+            body.push_back(chunk + "[j] = " + value + ";");
+            after.push_back("online_max_sum<kVec>(" + chunk + ", " + acc + ", " + sum + ");");
+            reduce.push_back("group_reduce_online<kThreads>(" + acc + ", " + sum + ", scratch);");
+            online_ = true;
         }
         for (const auto& l : loads)
             if (!l.offset) ++reads[l.input];
@@ -440,7 +513,10 @@ json Emitter::row_context() {
         for (const auto& [input, offset] : loads)
             pass["loads_set"].push_back(
                 {input, offset ? json{offset->axis, offset->scale} : json()});
+        pass["decls"] = string_list(decls);
         pass["body"] = string_list(body);
+        pass["after"] = string_list(after);
+        pass["reduce"] = string_list(reduce);
         passes_json.push_back(pass);
         // Named only now: no reduction of a group reads another of the same group.
         for (size_t i = 0; i < group.size(); ++i)
@@ -513,8 +589,12 @@ json Emitter::row_context() {
             if (!l[1].is_null()) off = Dim{l[1][0].get<int>(), l[1][1].get<int64_t>()};
             loads.insert({l[0].get<int>(), off});
         }
-        passes_json[r]["loads"] = string_list(load_lines(loads, cached));
+        std::vector<std::string> lines = load_lines(loads, cached);
+        for (const auto& d : passes_json[r]["decls"])
+            lines.push_back(d.get<std::string>());
+        passes_json[r]["loads"] = string_list(lines);
         passes_json[r].erase("loads_set");
+        passes_json[r].erase("decls");
     }
     if (epilogue.is_object()) {
         std::vector<std::string> lines = load_lines(epilogue_loads, cached);
@@ -558,11 +638,17 @@ json Emitter::row_context() {
     lines.push_back("const bool vectorized = " + join(conditions, " && ") + ";");
     lines.push_back("cudaError_t status = cudaSuccess;");
     const int col_axis = ir_.column_axis;
+    // Rows of at most 16 vectors (128 bf16 or 64 fp32 columns) would leave half
+    // of a warp idle: half a warp takes each, two rows a warp.
+    const int64_t half_cols = static_cast<int64_t>(kHalfWarpThreads) * vec;
+    const std::string half = std::to_string(kHalfWarpThreads);
     if (is_const(col_axis)) {
         // The row length is known: pick the variant now.
         const int64_t cols = *ir_.axes[col_axis].value;
         std::string chosen;
-        if (cols <= warp_cols)
+        if (cols <= half_cols)
+            chosen = launch(half, vec, n_cached ? 1 : 0);
+        else if (cols <= warp_cols)
             chosen = launch("kWarpSize", vec,
                             n_cached ? (cols + kWarpThreads * vec - 1) / (kWarpThreads * vec) : 0);
         else if (n_cached && cols <= block_cols)
@@ -577,7 +663,10 @@ json Emitter::row_context() {
         lines.push_back("}");
     } else {
         std::string cols = host_axis(col_axis);
-        lines.push_back("if (vectorized && " + cols + " <= " + std::to_string(warp_cols) + ") {");
+        lines.push_back("if (vectorized && " + cols + " <= " + std::to_string(half_cols) + ") {");
+        lines.push_back("    status = " + launch(half, vec, n_cached ? 1 : 0));
+        lines.push_back("} else if (vectorized && " + cols + " <= " + std::to_string(warp_cols) +
+                        ") {");
         lines.push_back("    status = " + launch("kWarpSize", vec, n_cached ? warp_chunks : 0));
         if (n_cached && max_chunks > 0) {
             lines.push_back("} else if (vectorized && " + cols +
@@ -893,9 +982,8 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
     lines.push_back("TORCH_CHECK(rows < (int64_t{1} << 31), \"" + ir_.name +
                     ": too many rows for one launch: \", rows);");
     // A flattened elementwise launch takes rows * cols and never needs `cols`.
-    const bool kernel_takes_cols = op_.family == Family::GatedActivation
-                                       ? !flat_
-                                       : !is_const(ir_.column_axis);
+    const bool kernel_takes_cols =
+        op_.family == Family::GatedActivation ? !flat_ : !is_const(ir_.column_axis);
     if (kernel_takes_cols && host_axis(ir_.column_axis) != "cols")
         lines.push_back("const int64_t cols = " + host_axis(ir_.column_axis) + ";");
     return lines;
@@ -956,10 +1044,11 @@ std::variant<std::string, EmitError> Emitter::run() {
     };
     dtype_flags("reads_", ir_.inputs);
     dtype_flags("writes_", ir_.outputs);
-    for (const char* kind : {"sum", "max", "min"})
-        ctx[std::string("uses_") + kind] = false;
-    for (const auto& r : ir::reductions_in_order(ir_))
-        ctx[std::string("uses_") + ir::to_string(r->reduce_kind)] = true;
+    ctx["uses_sum"] = combines_.count("SumOp") > 0;
+    ctx["uses_max"] = combines_.count("MaxOp") > 0;
+    ctx["uses_min"] = combines_.count("MinOp") > 0;
+    ctx["uses_online"] = online_;
+    ctx["scratch_per_warp"] = online_ ? "2" : "1";
     ctx["op_name"] = ir_.name;
     ctx["family"] = to_string(op_.family);
     ctx["version"] = kSolgenVersion;

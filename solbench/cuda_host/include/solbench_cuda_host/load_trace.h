@@ -15,8 +15,8 @@ namespace solbench_cuda_host {
 
 struct LoadTrace {
     std::atomic<bool> on{false};
-    std::mutex mutex;                    // blocks run on several OS threads
-    std::vector<std::uint64_t> records;  // address, bytes, address, bytes, ...
+    std::mutex mutex;                   // blocks run on several OS threads
+    std::vector<std::uint64_t> records; // address, bytes, address, bytes, ...
 };
 
 inline LoadTrace& load_trace() {

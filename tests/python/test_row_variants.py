@@ -1,0 +1,47 @@
+"""Every launch variant of the row kernels computes what the reference computes.
+
+A row kernel is launched in one of five shapes, picked on the host by the row length: half a
+warp per row (at most 16 vectors), a warp per row (up to 1024 columns), a block per row with the
+row cached in registers, a block per row re-reading it, and the scalar fallback (a row length
+that is not a whole number of 16-byte vectors). The bundles' workloads reach only some of them,
+so this runs each bundle at a row length inside each variant, with an odd number of rows (the
+last block holds rows past the end, which must read and write nothing), on the CPU backend, and
+compares with the bundle's reference.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from solbench.bench.traffic import call  # noqa: E402
+from solbench.conformance.inputs import load_reference, normalize_outputs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# bundle -> row lengths: half warp, warp, block cached, block streamed, scalar fallback
+# (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
+LENGTHS = {
+    "rmsnorm": [64, 128, 136, 4096, 16384, 1003],          # bf16
+    "softmax": [64, 100, 3000, 9000, 4097],                # fp32, online max and sum
+    "log_softmax": [32, 1024, 20000, 70],                  # fp32, online max and sum
+    "layernorm": [48, 512, 8192, 12288, 5],                # fp32, two dependent passes
+    "minmax_scale": [128, 1000, 8192, 20000, 999],         # bf16, min and max in one pass
+    "row_stats": [64, 1024, 5000, 33],                     # fp32, two outputs per row
+    "post_norm_residual": [128, 4096, 10000],              # 3-d bf16, scalar eps
+}
+CASES = [(b, n) for b, lengths in LENGTHS.items() for n in lengths]
+
+
+@pytest.mark.parametrize("bundle,cols", CASES, ids=[f"{b}-{n}" for b, n in CASES])
+def test_variant_matches_the_reference(bundle: str, cols: int) -> None:
+    c = call(ROOT / "submissions" / bundle, cols, rows_per_axis=5)
+    ref = load_reference(c.defn)["run"](*c.args)
+    want = normalize_outputs(ref, c.defn.outputs, to_tensor=True)
+    for spec, got, expected in zip(c.defn.outputs, c.outputs, want):
+        tol = 1e-2 if spec.dtype in ("bfloat16", "float16") else 2e-5
+        torch.testing.assert_close(got.float(), expected.float(), rtol=tol, atol=tol,
+                                   msg=lambda m: f"{spec.name} at {c.axes}: {m}")
