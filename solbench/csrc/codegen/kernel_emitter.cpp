@@ -466,6 +466,10 @@ json Emitter::row_context() {
     auto acc_name = [&](size_t r) {
         return std::string(ir::to_string(reductions[r]->reduce_kind)) + std::to_string(r);
     };
+    std::map<const ir::Node*, std::string> online_sum; // a paired max -> its sum's accumulator
+    for (size_t r = 0; r < reductions.size(); ++r)
+        if (auto it = online.find(reductions[r].get()); it != online.end())
+            online_sum[it->second] = acc_name(r);
     for (const std::vector<size_t>& group : groups) {
         std::set<LoadKey> loads;
         ExprPrinter element(names(&loads, true), uses_, "t", &row_printer);
@@ -478,23 +482,18 @@ json Emitter::row_context() {
                                ir::print(ir_, node.args[0]));
             accs.push_back({{"acc", acc}, {"init", reduce_init(node.reduce_kind)}});
             if (online.count(&node)) continue; // accumulated with its max, below
-            auto partner = std::find_if(online.begin(), online.end(),
-                                        [&](const auto& p) { return p.second == &node; });
             std::string value = element.print(node.args[0]);
             for (auto& st : element.take_statements())
                 body.push_back(st);
-            if (partner == online.end()) {
+            auto paired = online_sum.find(&node);
+            if (paired == online_sum.end()) {
                 body.push_back(accumulate(node.reduce_kind, acc, value));
                 reduce.push_back(acc + " = group_reduce<kThreads>(" + acc + ", " +
                                  reduce_combine(node.reduce_kind) + "{}, scratch);");
                 combines_.insert(reduce_combine(node.reduce_kind));
                 continue;
             }
-            size_t sum_index = static_cast<size_t>(
-                std::find_if(reductions.begin(), reductions.end(),
-                             [&](const ir::Expr& x) { return x.get() == partner->first; }) -
-                reductions.begin());
-            std::string sum = acc_name(sum_index);
+            const std::string& sum = paired->second;
             std::string chunk = acc + "_chunk";
             decls.push_back("float " + chunk + "[kVec];");
             body.push_back(chunk + "[j] = " + value + ";");
