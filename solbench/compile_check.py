@@ -11,6 +11,9 @@ and shared memory. It fails on a compile error, on any warning located in the
 bundle's own sources, and on any spill.
 
     python -m solbench.compile_check BUNDLE [--arch sm_100a --arch sm_90] [--ptx DIR] [--json]
+
+With --ptx (or ``ptx_dir``) the sm_90 PTX and cubin of each source are kept:
+solbench.load_parallelism reads the cubin's SASS.
 """
 
 from __future__ import annotations
@@ -208,16 +211,19 @@ def check_bundle(bundle: Path, archs: list[str], ptx_dir: Path | None = None,
                     output.splitlines()[-20:]
             if keep and ptx_dir:
                 ptx_dir.mkdir(parents=True, exist_ok=True)
-                # With one arch nvcc names the file <stem>.ptx; with several,
-                # <stem>.compute_90.ptx and the like.
-                ptxs = sorted(keep.glob("*.ptx"))
-                sm90 = [p for p in ptxs if "_90." in p.name or "_90a." in p.name]
-                if not sm90 and archs == ["sm_90"]:
-                    sm90 = ptxs
-                for ptx in sm90[:1]:
-                    shutil.copy(ptx, ptx_dir / (source.stem + ".sm_90.ptx"))
+                # With one arch nvcc names the files <stem>.ptx and <stem>.cubin;
+                # with several, <stem>.compute_90.ptx and the like.
+                for suffix in ("ptx", "cubin"):
+                    for kept in _sm90_files(keep, suffix, archs)[:1]:
+                        shutil.copy(kept, ptx_dir / f"{source.stem}.sm_90.{suffix}")
             results.append(result)
     return results
+
+
+def _sm90_files(keep: Path, suffix: str, archs: list[str]) -> list[Path]:
+    files = sorted(keep.glob(f"*.{suffix}"))
+    sm90 = [p for p in files if "_90." in p.name or "_90a." in p.name]
+    return sm90 if sm90 or archs != ["sm_90"] else files
 
 
 def failures(results: list[SourceResult]) -> list[str]:
@@ -240,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("bundle", type=Path, help="a directory holding solution.json")
     parser.add_argument("--arch", action="append", dest="archs",
                         help="target architecture, repeatable (default: sm_100a and sm_90)")
-    parser.add_argument("--ptx", type=Path, help="also write the sm_90 PTX of each source here")
+    parser.add_argument("--ptx", type=Path,
+                        help="also write the sm_90 PTX and cubin of each source here")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--nvcc", help="the nvcc to run (default: from PATH)")
     args = parser.parse_args(argv)

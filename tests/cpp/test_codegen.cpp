@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <string>
+#include <vector>
 
 using namespace solbench;
 using namespace solbench::ir;
@@ -150,6 +152,27 @@ TEST(KernelEmitter, RmsnormFollowsTheContract) {
     EXPECT_NE(k.find("launch_rows<kBlockThreads, 1, 0>"), std::string::npos);
     EXPECT_NE(k.find("hidden_states_cache"), std::string::npos);
     EXPECT_NE(k.find("const float v0 = 1.0f / sqrtf"), std::string::npos); // hoisted per row
+}
+
+TEST(KernelEmitter, CachedVariantsHaveAShortRowRungInOrder) {
+    // bf16, one cached input: 4 chunks of 8 at most. Each cached variant with
+    // more than 2 chunks gets a 2-chunk rung for its shorter rows, tried first.
+    std::string k = kernel(fixtures::rmsnorm());
+    const std::vector<std::string> order = {
+        "hidden_size <= 128) {\n        status = launch_rows<16, kVectorWidth, 1>",
+        "hidden_size <= 512) {\n        status = launch_rows<kWarpSize, kVectorWidth, 2>",
+        "hidden_size <= 1024) {\n        status = launch_rows<kWarpSize, kVectorWidth, 4>",
+        "hidden_size <= 4096) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 2>",
+        "hidden_size <= 8192) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 4>",
+        "if (vectorized) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 0>"};
+    size_t at = 0;
+    for (const std::string& branch : order) {
+        const size_t found = k.find(branch, at);
+        ASSERT_NE(found, std::string::npos) << branch;
+        at = found;
+    }
+    // Streamed rows take guarded batches of chunks, not nvcc's remainder loop.
+    EXPECT_NE(k.find("constexpr int kStreamBatch = 4;"), std::string::npos);
 }
 
 TEST(KernelEmitter, ConstantAxesAreConstexprAndChosenAtGeneration) {

@@ -1,12 +1,13 @@
 """Every launch variant of the row kernels computes what the reference computes.
 
-A row kernel is launched in one of five shapes, picked on the host by the row length: half a
+A row kernel is launched in one of several shapes, picked on the host by the row length: half a
 warp per row (at most 16 vectors), a warp per row (up to 1024 columns), a block per row with the
-row cached in registers, a block per row re-reading it, and the scalar fallback (a row length
-that is not a whole number of 16-byte vectors). The bundles' workloads reach only some of them,
-so this runs each bundle at a row length inside each variant, with an odd number of rows (the
-last block holds rows past the end, which must read and write nothing), on the CPU backend, and
-compares with the bundle's reference.py.
+row cached in registers (each of these cached ones with a 2-chunk rung for its shorter rows), a
+block per row re-reading it, and the scalar fallback (a row length that is not a whole number of
+16-byte vectors). The bundles' workloads reach only some of them, so this runs each bundle at a
+row length inside each variant, with an odd number of rows (the last block holds rows past the
+end, which must read and write nothing), on the CPU backend, and compares with the bundle's
+reference.py. That the lengths reach every variant the generated launch code has is checked too.
 """
 
 from __future__ import annotations
@@ -22,16 +23,16 @@ from solbench.conformance.inputs import load_reference, normalize_outputs  # noq
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# bundle -> row lengths: half warp, warp, block cached, block streamed, scalar fallback
-# (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
+# bundle -> row lengths: half warp, warp (2-chunk rung, full), block cached (2-chunk rung, full),
+# block streamed, scalar fallback (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
 LENGTHS = {
-    "rmsnorm": [64, 128, 136, 4096, 16384, 1003],          # bf16
-    "softmax": [64, 100, 3000, 9000, 4097],                # fp32, online max and sum
-    "log_softmax": [32, 1024, 20000, 70],                  # fp32, online max and sum
-    "layernorm": [48, 512, 8192, 12288, 5],                # fp32, two dependent passes
-    "minmax_scale": [128, 1000, 8192, 20000, 999],         # bf16, min and max in one pass
-    "row_stats": [64, 1024, 5000, 33],                     # fp32, two outputs per row
-    "post_norm_residual": [128, 4096, 10000],              # 3-d bf16, scalar eps
+    "rmsnorm": [64, 128, 136, 1000, 4096, 8000, 16384, 1003],  # bf16
+    "softmax": [64, 100, 1000, 1100, 3000, 9000, 4097],       # fp32, online max and sum
+    "log_softmax": [32, 200, 1024, 2000, 5000, 20000, 70],    # fp32, online max and sum
+    "layernorm": [48, 132, 512, 1028, 8192, 12288, 5],        # fp32, two dependent passes
+    "minmax_scale": [128, 200, 1000, 2048, 8192, 20000, 999],  # bf16, min and max in one pass
+    "row_stats": [64, 1024, 5000, 33],                        # fp32, two outputs per row
+    "post_norm_residual": [128, 256, 1000, 4096, 6000, 10000, 1001],  # 3-d bf16, scalar eps
 }
 CASES = [(b, n) for b, lengths in LENGTHS.items() for n in lengths]
 
@@ -45,3 +46,15 @@ def test_variant_matches_the_reference(bundle: str, cols: int) -> None:
         tol = 1e-2 if spec.dtype in ("bfloat16", "float16") else 2e-5
         torch.testing.assert_close(got.float(), expected.float(), rtol=tol, atol=tol,
                                    msg=lambda m: f"{spec.name} at {c.axes}: {m}")
+
+
+@pytest.mark.parametrize("bundle", sorted(LENGTHS))
+def test_lengths_reach_every_launched_variant(bundle: str) -> None:
+    from solbench.load_parallelism import launched, row_launches
+
+    launches = row_launches((ROOT / "submissions" / bundle / "kernel.cu").read_text())
+    assert launches, "no vectorized launch found in kernel.cu"
+    vector = launches[0].variant.vector
+    reached = {launched(launches, n) for n in LENGTHS[bundle] if n % vector == 0}
+    assert reached == {l.variant for l in launches}
+    assert any(n % vector for n in LENGTHS[bundle]), "no length reaches the scalar fallback"

@@ -1,7 +1,9 @@
 """Every checked-in bundle in submissions/ (a) builds with nvcc exactly as the
 harness builds it, for sm_100a and sm_90, with no warning in its sources and
 no ptxas spill, its main loops using 16-byte global loads and its shared memory
-within the default 48 KB; and (b) passes `solgen check --device cpu` against
+within the default 48 KB, and, on its workloads of 16M elements or more, its
+kernels keeping the bytes in flight an H200 needs to stream at its DRAM
+bandwidth (read from the SASS: solbench.load_parallelism); and (b) passes `solgen check --device cpu` against
 its reference on its three smallest workloads (the same kernel.cu text, run by
 solbench's CUDA execution layer)."""
 
@@ -22,7 +24,7 @@ NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if Path("/usr/local/bin/nv
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed (scripts/install-deps does not install CUDA)")
 @pytest.mark.parametrize("bundle", BUNDLES, ids=[b.name for b in BUNDLES])
-def test_compiles_like_the_harness_without_spills(bundle: Path, tmp_path: Path) -> None:
+def test_compiles_like_the_harness_without_spills_and_streams(bundle: Path, tmp_path: Path) -> None:
     from solbench.compile_check import check_bundle, failures
 
     results = check_bundle(bundle, ["sm_100a", "sm_90"], ptx_dir=tmp_path)
@@ -37,6 +39,44 @@ def test_compiles_like_the_harness_without_spills(bundle: Path, tmp_path: Path) 
     # 16-byte vector loads from global memory (ld.global[.nc].v4.{u32,b32,f32}).
     assert re.search(r"ld\.global(\.nc)?(\.L1::no_allocate)?(\.L2::\w+)?\.v4\.", ptx), \
         "the main loop does not use 16-byte global loads"
+    # One compile serves both checks (each bundle takes a minute or two of nvcc).
+    assert_enough_loads_in_flight(bundle, results, tmp_path)
+
+
+def assert_enough_loads_in_flight(bundle: Path, results, kept: Path) -> None:
+    """Little's law on an H200, where the issue's bandwidth target applies (workloads of
+    at least 16M elements): at each of their row lengths, the vectorized kernel the launch
+    code picks keeps >= 4.8 TB/s x 800 ns / 132 SMs in flight per SM, in 16-byte loads.
+    docs/performance.md has every row length, these and the others."""
+    import json
+
+    from solbench import sass
+    from solbench.load_parallelism import DEFAULT_LATENCY_NS, H200, figures, per_row_length, \
+        workload_row_lengths
+
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm not found (it comes with triton, which torch installs)")
+    need = H200.needed_bytes_in_flight(DEFAULT_LATENCY_NS)
+    definition = json.loads((bundle / "definition.json").read_text())
+    workloads = [json.loads(line) for line in
+                 (bundle / "workload.jsonl").read_text().splitlines() if line.strip()]
+    lengths = workload_row_lengths(definition, workloads, 16 << 20)
+    rows = []
+    for r in results:
+        stem = Path(r.source).stem
+        cubin, ptx = kept / f"{stem}.sm_90.cubin", kept / f"{stem}.sm_90.ptx"
+        assert cubin.exists(), f"no sm_90 cubin was kept for {r.source}"
+        kernels = figures(r.kernels, sass.disassemble(cubin), ptx.read_text())
+        assert all(k.bytes_in_flight == 16 * k.loads_in_flight for k in kernels
+                   if k.variant and not k.variant.is_fallback), kernels
+        rows += per_row_length(kernels, (bundle / r.source).read_text(), definition, lengths)
+    assert rows, f"no vectorized kernel runs the workloads of >= 16M elements ({lengths})"
+    for row in rows:
+        k = row.kernel
+        assert row.bytes_in_flight_per_sm >= need, (
+            f"{row.cols} columns, {k.variant.describe()}: {row.bytes_in_flight_per_sm:.0f} "
+            f"bytes in flight per SM ({k.resident_threads} threads x "
+            f"{row.bytes_in_flight:.1f}), needs {need:.0f}")
 
 
 @pytest.mark.parametrize("bundle", BUNDLES, ids=[b.name for b in BUNDLES])

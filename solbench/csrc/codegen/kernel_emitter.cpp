@@ -38,6 +38,7 @@ constexpr int kBlockThreads = 256;
 constexpr int kWarpThreads = 32;
 constexpr int kHalfWarpThreads = 16;   // a row of at most 16 vectors: half a warp
 constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
+constexpr int kShortRowChunks = 2;     // the cached rung below a variant's full one
 constexpr int kCacheFloats = 32;       // register budget per thread for cached rows (more spills)
 
 const char* scalar_type_enum(DType t) {
@@ -664,14 +665,20 @@ json Emitter::row_context() {
         std::string cols = host_axis(col_axis);
         lines.push_back("if (vectorized && " + cols + " <= " + std::to_string(half_cols) + ") {");
         lines.push_back("    status = " + launch(half, vec, n_cached ? 1 : 0));
-        lines.push_back("} else if (vectorized && " + cols + " <= " + std::to_string(warp_cols) +
-                        ") {");
-        lines.push_back("    status = " + launch("kWarpSize", vec, n_cached ? warp_chunks : 0));
-        if (n_cached && max_chunks > 0) {
-            lines.push_back("} else if (vectorized && " + cols +
-                            " <= " + std::to_string(block_cols) + ") {");
-            lines.push_back("    status = " + launch("kBlockThreads", vec, max_chunks));
-        }
+        // A cached variant's registers (and so its occupancy) are sized for its
+        // longest row; its shortest rows fill few of its chunks. A 2-chunk rung
+        // below each full one keeps the bytes in flight up on those rows.
+        auto branch = [&](int64_t max_cols, const std::string& threads, int64_t chunks) {
+            lines.push_back("} else if (vectorized && " + cols + " <= " + std::to_string(max_cols) +
+                            ") {");
+            lines.push_back("    status = " + launch(threads, vec, chunks));
+        };
+        if (n_cached && warp_chunks > kShortRowChunks)
+            branch(kShortRowChunks * kWarpThreads * vec, "kWarpSize", kShortRowChunks);
+        branch(warp_cols, "kWarpSize", n_cached ? warp_chunks : 0);
+        if (n_cached && max_chunks > kShortRowChunks)
+            branch(kShortRowChunks * kBlockThreads * vec, "kBlockThreads", kShortRowChunks);
+        if (n_cached && max_chunks > 0) branch(block_cols, "kBlockThreads", max_chunks);
         lines.push_back("} else if (vectorized) {");
         lines.push_back("    status = " + launch("kBlockThreads", vec, 0));
         lines.push_back("} else {");

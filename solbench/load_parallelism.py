@@ -1,0 +1,344 @@
+"""Bytes in flight per multiprocessor, for every kernel of a bundle, without a GPU.
+
+Little's law: to stream at a bandwidth B through a memory whose loaded latency
+is L, B x L bytes must be requested and not yet returned at any moment; spread
+over the multiprocessors, each must keep B x L / SMs in flight. A kernel keeps
+
+    resident threads per SM (occupancy: registers, block size, shared memory)
+  x bytes each thread has in flight (independent loads before the first use)
+
+and both are fixed when it is compiled: the first from ptxas's report, the
+second from the SASS (solbench.sass). This module puts them side by side with
+what the chip needs, for the sm_90 build of each kernel that nvcc makes the
+way the harness does (solbench.compile_check).
+
+    python -m solbench.load_parallelism BUNDLE... [--latency-ns 800] [--chip H200|B200]
+
+The latency is an assumption, not a measurement: about twice the idle DRAM
+latency reported for Hopper (~600 core cycles), for a memory system under full
+load. The figure is the kernel's steady state on large inputs (a grid of many
+waves); a batch of a few rows is bound by the launch, not by this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from solbench import sass
+from solbench.compile_check import KernelUsage, check_bundle, failures
+
+DEFAULT_LATENCY_NS = 800.0
+
+
+@dataclass(frozen=True)
+class Chip:
+    name: str
+    sms: int
+    dram_bytes_per_s: float  # nominal
+    registers_per_sm: int = 65536
+    threads_per_sm: int = 2048
+    blocks_per_sm: int = 32
+    shared_bytes_per_sm: int = 228 * 1024
+    shared_reserved_per_block: int = 1024
+    register_unit: int = 256  # registers are allocated per warp in units of this
+
+    def needed_bytes_in_flight(self, latency_ns: float) -> float:
+        """Per SM, to stream at the nominal bandwidth (Little's law)."""
+        return self.dram_bytes_per_s * latency_ns * 1e-9 / self.sms
+
+
+H200 = Chip("H200", sms=132, dram_bytes_per_s=4.8e12)
+B200 = Chip("B200", sms=148, dram_bytes_per_s=7.67e12)
+
+
+def resident_threads(chip: Chip, registers: int, block_threads: int, shared_bytes: int) -> int:
+    """Threads per SM when the grid has blocks to spare (the occupancy calculator's rules)."""
+    warps_per_block = math.ceil(block_threads / 32)
+    per_warp = math.ceil(max(registers, 1) * 32 / chip.register_unit) * chip.register_unit
+    by_registers = (chip.registers_per_sm // per_warp) // warps_per_block
+    by_threads = chip.threads_per_sm // (warps_per_block * 32)
+    by_shared = (chip.shared_bytes_per_sm // (shared_bytes + chip.shared_reserved_per_block)
+                 if shared_bytes else chip.blocks_per_sm)
+    return min(chip.blocks_per_sm, by_registers, by_threads, by_shared) * block_threads
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A solbench kernel's template arguments: <kThreads, kVec, kChunks> for the row
+    families, <kVec> for the gated one."""
+
+    threads_per_row: int | None
+    vector: int
+    chunks: int | None
+
+    @classmethod
+    def of(cls, mangled: str) -> Variant | None:
+        args = [int(a) for a in re.findall(r"Li(\d+)E", mangled)]
+        if len(args) == 3:
+            return cls(args[0], args[1], args[2])
+        if len(args) == 1:
+            return cls(None, args[0], None)
+        return None
+
+    @property
+    def is_fallback(self) -> bool:
+        """The width-1 instance, launched only for misaligned tensors."""
+        return self.vector == 1
+
+    def describe(self) -> str:
+        if self.threads_per_row is None:
+            return f"grid-stride, {self.vector}/vector"
+        group = {16: "half warp", 32: "warp"}.get(self.threads_per_row,
+                                                   f"{self.threads_per_row} threads")
+        cache = f"{self.chunks} chunks cached" if self.chunks else "streamed"
+        return f"{group}/row, {self.vector}/vector, {cache}"
+
+
+@dataclass(frozen=True)
+class KernelFigures:
+    kernel: str
+    variant: Variant | None
+    registers: int
+    block_threads: int
+    resident_threads: int  # per SM, on the chip asked for
+    loads_in_flight: int  # per thread, in the steady state (the longest row it takes)
+    bytes_in_flight: int  # per thread, idem
+    regions: tuple[sass.Region, ...]
+
+    @property
+    def bytes_in_flight_per_sm(self) -> int:
+        return self.resident_threads * self.bytes_in_flight
+
+
+def steady_state(regions: list[sass.Region]) -> sass.Region | None:
+    """The region that moves a long row's bytes: the loop with the most loads in
+    flight (nvcc unrolls a streaming loop and leaves a short remainder loop
+    beside it), or the straight-line code when no loop loads (a cached row is
+    filled by an unrolled sequence of loads)."""
+    loading = [r for r in regions if r.is_loop and r.loads]
+    if loading:
+        return max(loading, key=lambda r: (r.peak_bytes_in_flight, r.peak_loads_in_flight))
+    straight = [r for r in regions if not r.is_loop and r.loads]
+    return straight[0] if straight else None
+
+
+def max_threads_per_block(ptx: str) -> dict[str, int]:
+    """Entry name -> its `.maxntid` (the kernel's __launch_bounds__)."""
+    found = {}
+    for m in re.finditer(r"\.entry\s+(\S+)\s*\((.*?)\)\s*(.*?)\{", ptx, re.S):
+        if b := re.search(r"\.maxntid\s+(\d+)\s*,\s*(\d+)\s*,\s*(\d+)", m.group(3)):
+            found[m.group(1)] = int(b.group(1)) * int(b.group(2)) * int(b.group(3))
+    return found
+
+
+def figures(usage: list[KernelUsage], sass_text: str, ptx: str,
+            chip: Chip = H200) -> list[KernelFigures]:
+    """Join ptxas's sm_90 report, the SASS and the PTX launch bounds, per kernel."""
+    bodies = sass.parse_functions(sass_text)
+    bounds = max_threads_per_block(ptx)
+    out = []
+    for k in sorted((k for k in usage if k.arch == "sm_90"), key=lambda k: k.kernel):
+        if k.kernel not in bodies:
+            raise ValueError(f"{k.kernel}: in ptxas's report but not in the SASS")
+        if k.kernel not in bounds:
+            raise ValueError(f"{k.kernel}: no __launch_bounds__ (.maxntid) in the PTX")
+        regions = sass.regions(bodies[k.kernel])
+        main = steady_state(regions)
+        out.append(KernelFigures(
+            kernel=k.kernel, variant=Variant.of(k.kernel), registers=k.registers,
+            block_threads=bounds[k.kernel],
+            resident_threads=resident_threads(chip, k.registers, bounds[k.kernel], k.shared_bytes),
+            loads_in_flight=main.peak_loads_in_flight if main else 0,
+            bytes_in_flight=main.peak_bytes_in_flight if main else 0,
+            regions=tuple(regions)))
+    return out
+
+
+def at_row_length(k: KernelFigures, cols: int, stream_batch: int) -> tuple[float, float]:
+    """(loads, bytes) a thread of the row keeps in flight on a row of `cols`
+    columns, on average over the row's threads.
+
+    A cached row kernel fills its register cache with one straight run of
+    guarded loads, so a row shorter than the cache issues only its chunks
+    (vectors / threads a thread, on average) of kChunks; a streamed one takes
+    `stream_batch` guarded chunks a step (kStreamBatch in the kernel), so a
+    thread with fewer chunks than that issues what it has."""
+    v = k.variant
+    if v is None or v.threads_per_row is None:
+        return k.loads_in_flight, k.bytes_in_flight  # grid-stride: the row length does not matter
+    per_thread = max(cols // v.vector, 1) / v.threads_per_row  # chunks a thread, on average
+    batch = v.chunks or stream_batch
+    share = min(per_thread, batch) / batch
+    return k.loads_in_flight * share, k.bytes_in_flight * share
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One branch of a row kernel's generated host launch: rows of at most
+    `max_cols` columns (None: any) run `variant` when the tensors are aligned."""
+
+    max_cols: int | None
+    variant: Variant
+
+
+_LAUNCH = re.compile(r"if \(vectorized(?: && [^)]*? <= (\d+))?\) \{\s*status = "
+                     r"launch_rows<(\w+), (\w+), (\d+)>")
+
+
+def row_launches(kernel_cu: str) -> list[Launch]:
+    """The vectorized branches of a generated row kernel's launch, in order."""
+    constants = {m.group(1): int(m.group(2)) for m in
+                 re.finditer(r"constexpr int(?:64_t)? (k\w+) = (\d+);", kernel_cu)}
+    constants["kWarpSize"] = constants.get("kWarpSize", 32)
+
+    def value(token: str) -> int:
+        return int(token) if token.isdigit() else constants[token]
+
+    return [Launch(int(m.group(1)) if m.group(1) else None,
+                   Variant(value(m.group(2)), value(m.group(3)), value(m.group(4))))
+            for m in _LAUNCH.finditer(kernel_cu)]
+
+
+def launched(launches: list[Launch], cols: int) -> Variant | None:
+    return next((l.variant for l in launches if l.max_cols is None or cols <= l.max_cols), None)
+
+
+def bundle_figures(bundle: Path, chip: Chip = H200) -> list[KernelFigures]:
+    """Compile `bundle` for sm_90 as the harness would, and read its kernels."""
+    with tempfile.TemporaryDirectory(prefix="solbench-mlp-") as tmp:
+        keep = Path(tmp)
+        results = check_bundle(bundle, ["sm_90"], ptx_dir=keep)
+        if problems := failures(results):
+            raise ValueError("; ".join(problems))
+        out = []
+        for r in results:
+            stem = Path(r.source).stem
+            cubin, ptx = keep / f"{stem}.sm_90.cubin", keep / f"{stem}.sm_90.ptx"
+            out += figures(r.kernels, sass.disassemble(cubin), ptx.read_text(), chip)
+        return out
+
+
+STANDARD_COLS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+
+
+def row_lengths(definition: dict) -> list[int] | None:
+    """The row lengths to look at: the constant one when the row axis (the last of
+    the first input) is constant, else STANDARD_COLS; None when it has no axis."""
+    inputs = list(definition.get("inputs", {}).values())
+    shape = inputs[0].get("shape") if inputs else None
+    if not shape:
+        return None
+    axis = definition.get("axes", {}).get(shape[-1], {})
+    return [int(axis["value"])] if axis.get("type") == "const" else list(STANDARD_COLS)
+
+
+@dataclass(frozen=True)
+class RowFigures:
+    """What one row length of a bundle runs, and what it keeps in flight."""
+
+    cols: int | None  # None: a grid-stride kernel, the same at every length
+    kernel: KernelFigures
+    loads_in_flight: float  # per thread, on average
+    bytes_in_flight: float  # per thread, on average
+
+    @property
+    def bytes_in_flight_per_sm(self) -> float:
+        return self.kernel.resident_threads * self.bytes_in_flight
+
+
+def workload_row_lengths(definition: dict, workloads: list[dict], min_elements: int) -> list[int]:
+    """The row lengths of the workloads whose first input has at least `min_elements`."""
+    inputs = list(definition.get("inputs", {}).values())
+    shape = inputs[0].get("shape") if inputs else None
+    if not shape:
+        return []
+    found = set()
+    for w in workloads:
+        axes = {name: a["value"] for name, a in definition.get("axes", {}).items()
+                if a.get("type") == "const"} | dict(w.get("axes", {}))
+        dims = [axes[d] if isinstance(d, str) else d for d in shape]
+        if all(isinstance(d, int) for d in dims) and math.prod(dims) >= min_elements:
+            found.add(dims[-1])
+    return sorted(found)
+
+
+def per_row_length(kernels: list[KernelFigures], kernel_cu: str, definition: dict,
+                   lengths: list[int] | None = None) -> list[RowFigures]:
+    """The vectorized kernel each row length launches (`lengths`, by default
+    row_lengths(definition)), and its bytes in flight there."""
+    launches = row_launches(kernel_cu)
+    vector = [k for k in kernels if k.variant and not k.variant.is_fallback]
+    if not launches:  # gated: one vector kernel for every shape
+        return [RowFigures(None, k, k.loads_in_flight, k.bytes_in_flight) for k in vector]
+    batch = re.search(r"constexpr int kStreamBatch = (\d+);", kernel_cu)
+    if batch is None:
+        raise ValueError("no kStreamBatch in the row kernel's source")
+    if lengths is None:
+        lengths = row_lengths(definition) or []
+    out = []
+    for cols in lengths:
+        variant = launched(launches, cols)
+        if variant is None:
+            raise ValueError(f"no vectorized launch takes rows of {cols} columns")
+        if cols % variant.vector:
+            continue  # not vectorizable: the fallback runs
+        kernel = next((k for k in vector if k.variant == variant), None)
+        if kernel is None:
+            raise ValueError(f"the launch runs {variant}, which was not compiled")
+        out.append(RowFigures(cols, kernel, *at_row_length(kernel, cols, int(batch.group(1)))))
+    return out
+
+
+def bundle_rows(bundle: Path, chip: Chip = H200) -> list[RowFigures]:
+    kernels = bundle_figures(bundle, chip)
+    definition = json.loads((bundle / "definition.json").read_text())
+    sources = "".join(p.read_text() for p in sorted(bundle.glob("*.cu")))
+    return per_row_length(kernels, sources, definition)
+
+
+def markdown_row(bundle: str, r: RowFigures, need: float) -> str:
+    k = r.kernel
+    width = k.bytes_in_flight // max(k.loads_in_flight, 1)
+    return (f"| {bundle} | {r.cols if r.cols is not None else 'any'} | "
+            f"{k.variant.describe() if k.variant else '?'} | {k.registers} | "
+            f"{k.resident_threads} | {r.loads_in_flight:.1f} x {width} B | "
+            f"{r.bytes_in_flight_per_sm / 1024:.0f} KiB | {r.bytes_in_flight_per_sm / need:.1f}x |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m solbench.load_parallelism",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("bundles", type=Path, nargs="+")
+    parser.add_argument("--latency-ns", type=float, default=DEFAULT_LATENCY_NS,
+                        help=f"assumed loaded DRAM latency (default {DEFAULT_LATENCY_NS:g})")
+    parser.add_argument("--chip", choices=["H200", "B200"], default="H200")
+    args = parser.parse_args(argv)
+    chip = {"H200": H200, "B200": B200}[args.chip]
+    need = chip.needed_bytes_in_flight(args.latency_ns)
+    print(f"{chip.name}: {chip.dram_bytes_per_s / 1e12:g} TB/s x {args.latency_ns:g} ns / "
+          f"{chip.sms} SMs = {need / 1024:.1f} KiB in flight per SM needed\n")
+    print("| bundle | cols | kernel variant | registers | threads/SM | in flight/thread "
+          "| in flight/SM | vs needed |")
+    print("|---|---|---|---|---|---|---|---|")
+    status = 0
+    for bundle in args.bundles:
+        try:
+            rows = bundle_rows(bundle, chip)
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
+            print(f"{bundle}: error: {e!r}", file=sys.stderr)
+            status = 2
+            continue
+        for r in rows:
+            print(markdown_row(bundle.name, r, need), flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
