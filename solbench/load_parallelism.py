@@ -161,22 +161,33 @@ def figures(usage: list[KernelUsage], sass_text: str, ptx: str,
     return out
 
 
-def at_row_length(k: KernelFigures, cols: int, stream_batch: int) -> tuple[float, float]:
+def at_row_length(k: KernelFigures, cols: int) -> tuple[float, float]:
     """(loads, bytes) a thread of the row keeps in flight on a row of `cols`
     columns, on average over the row's threads.
 
     A cached row kernel fills its register cache with one straight run of
     guarded loads, so a row shorter than the cache issues only its chunks
-    (vectors / threads a thread, on average) of kChunks; a streamed one takes
-    `stream_batch` guarded chunks a step (kStreamBatch in the kernel), so a
-    thread with fewer chunks than that issues what it has."""
+    (vectors / threads a thread, on average) of kChunks, never more than the
+    SASS shows in flight at once (where the compiler serialized them). A
+    streamed one is nvcc's unrolled loop: a thread with fewer chunks than the
+    unrolled loop takes runs only the remainder loop beside it."""
     v = k.variant
     if v is None or v.threads_per_row is None:
         return k.loads_in_flight, k.bytes_in_flight  # grid-stride: the row length does not matter
     per_thread = max(cols // v.vector, 1) / v.threads_per_row  # chunks a thread, on average
-    batch = v.chunks or stream_batch
-    share = min(per_thread, batch) / batch
-    return k.loads_in_flight * share, k.bytes_in_flight * share
+    width = k.bytes_in_flight / max(k.loads_in_flight, 1)
+    if v.chunks:
+        per_chunk = -(-k.loads_in_flight // v.chunks)  # one load per row input it reads
+        loads = min(float(k.loads_in_flight), per_thread * per_chunk)
+        return loads, loads * width
+    loops = [r for r in k.regions if r.is_loop and r.loads]
+    if not loops:
+        return k.loads_in_flight, k.bytes_in_flight
+    main = max(loops, key=lambda r: r.loads)
+    remainder = min(loops, key=lambda r: r.loads)
+    unroll = main.loads // max(remainder.loads, 1)
+    taken = main if per_thread >= unroll else remainder
+    return float(taken.peak_loads_in_flight), float(taken.peak_bytes_in_flight)
 
 
 @dataclass(frozen=True)
@@ -277,9 +288,6 @@ def per_row_length(kernels: list[KernelFigures], kernel_cu: str, definition: dic
     vector = [k for k in kernels if k.variant and not k.variant.is_fallback]
     if not launches:  # gated: one vector kernel for every shape
         return [RowFigures(None, k, k.loads_in_flight, k.bytes_in_flight) for k in vector]
-    batch = re.search(r"constexpr int kStreamBatch = (\d+);", kernel_cu)
-    if batch is None:
-        raise ValueError("no kStreamBatch in the row kernel's source")
     if lengths is None:
         lengths = row_lengths(definition) or []
     out = []
@@ -292,7 +300,7 @@ def per_row_length(kernels: list[KernelFigures], kernel_cu: str, definition: dic
         kernel = next((k for k in vector if k.variant == variant), None)
         if kernel is None:
             raise ValueError(f"the launch runs {variant}, which was not compiled")
-        out.append(RowFigures(cols, kernel, *at_row_length(kernel, cols, int(batch.group(1)))))
+        out.append(RowFigures(cols, kernel, *at_row_length(kernel, cols)))
     return out
 
 

@@ -140,34 +140,22 @@ __device__ __forceinline__ void group_reduce_online(float& m, float& s, float* s
     }
 }
 
-// Chunks a streamed (uncached) loop takes per step; see for_each_chunk.
-constexpr int kStreamBatch = 4;
-
 // Calls body(chunk, base) for this thread's kVec-wide chunks of [0, extent):
 // thread t of the row takes columns t * kVec, (t + kThreads) * kVec, ...
 // With kChunks > 0 the loop is unrolled so cached chunks stay in registers
-// (the launch guarantees extent <= kChunks * kThreads * kVec). Streamed, it
-// takes kStreamBatch guarded chunks a step, in the same order: a thread with
-// only 2 or 3 chunks still issues their loads together, where nvcc's own
-// unrolling would run them one at a time in its remainder loop.
+// (the launch guarantees extent <= kChunks * kThreads * kVec).
 template <int kThreads, int kVec, int kChunks, typename Body>
 __device__ __forceinline__ void for_each_chunk(int64_t extent, Body body) {
     const int64_t first = static_cast<int64_t>(threadIdx.x % kThreads) * kVec;
-    constexpr int64_t kStride = static_cast<int64_t>(kThreads) * kVec;
     if constexpr (kChunks > 0) {
 #pragma unroll
         for (int chunk = 0; chunk < kChunks; ++chunk) {
-            const int64_t base = first + chunk * kStride;
+            const int64_t base = first + static_cast<int64_t>(chunk) * kThreads * kVec;
             if (base < extent) body(chunk, base);
         }
     } else {
-        for (int64_t start = first; start < extent; start += kStreamBatch * kStride) {
-#pragma unroll
-            for (int step = 0; step < kStreamBatch; ++step) {
-                const int64_t base = start + step * kStride;
-                if (base < extent) body(0, base);
-            }
-        }
+        for (int64_t base = first; base < extent; base += static_cast<int64_t>(kThreads) * kVec)
+            body(0, base);
     }
 }
 

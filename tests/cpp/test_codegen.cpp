@@ -171,8 +171,6 @@ TEST(KernelEmitter, CachedVariantsHaveAShortRowRungInOrder) {
         ASSERT_NE(found, std::string::npos) << branch;
         at = found;
     }
-    // Streamed rows take guarded batches of chunks, not nvcc's remainder loop.
-    EXPECT_NE(k.find("constexpr int kStreamBatch = 4;"), std::string::npos);
 }
 
 TEST(KernelEmitter, ConstantAxesAreConstexprAndChosenAtGeneration) {

@@ -189,7 +189,6 @@ def test_launch_bounds_from_ptx() -> None:
 
 LAUNCH = """
 constexpr int kBlockThreads = 256;
-constexpr int kStreamBatch = 4;
 constexpr int64_t kVectorWidth = 4;
     if (vectorized && hidden_size <= 64) {
         status = launch_rows<16, kVectorWidth, 1>(rows, stream.stream(), a, b, rows, cols);
@@ -224,21 +223,26 @@ def region(is_loop: bool, loads: int, peak: int) -> sass.Region:
 
 def test_a_short_row_fills_only_part_of_the_cache() -> None:
     k = figures_of(Variant(32, 4, 8), [region(False, 8, 8)])
-    assert at_row_length(k, 1024, 4) == (8, 128)  # 256 vectors: 8 a thread
-    assert at_row_length(k, 512, 4) == (4, 64)
-    assert at_row_length(k, 136, 4) == (34 / 32, 34 / 32 * 16)  # 34 vectors over 32 threads
+    assert at_row_length(k, 1024) == (8, 128)  # 256 vectors: 8 a thread
+    assert at_row_length(k, 512) == (4, 64)
+    assert at_row_length(k, 136) == (34 / 32, 34 / 32 * 16)  # 34 vectors over 32 threads
+    serialized = figures_of(Variant(32, 8, 2), [region(False, 2, 1)])  # the 2 loads one by one
+    assert at_row_length(serialized, 512) == (1, 16)
+    assert at_row_length(serialized, 256) == (1, 16)
+    two_inputs = figures_of(Variant(256, 8, 2), [region(False, 4, 4)])
+    assert at_row_length(two_inputs, 2048) == (2, 32)  # 1 chunk of each input
 
 
-def test_a_streamed_row_issues_at_most_its_chunks() -> None:
-    k = figures_of(Variant(256, 4, 0), [region(True, 4, 4)])
-    assert at_row_length(k, 32768, 4) == (4, 64)  # 32 chunks a thread: whole batches
-    assert at_row_length(k, 3072, 4) == (3, 48)  # 3 chunks: one guarded batch of 3
-    assert at_row_length(k, 1024, 4) == (1, 16)
+def test_a_streamed_row_shorter_than_the_unroll_runs_the_remainder_loop() -> None:
+    k = figures_of(Variant(256, 4, 0), [region(True, 1, 1), region(True, 4, 4)])
+    assert at_row_length(k, 32768) == (4, 64)  # 32 iterations a thread: the unrolled loop
+    assert at_row_length(k, 4096) == (4, 64)  # 4: one pass of it
+    assert at_row_length(k, 3072) == (1, 16)  # 3: the remainder loop only
 
 
 def test_grid_stride_does_not_depend_on_the_row() -> None:
     k = figures_of(Variant(None, 8, None), [region(True, 2, 2)])
-    assert at_row_length(k, 128, 4) == at_row_length(k, 1 << 16, 4) == (2, 32)
+    assert at_row_length(k, 128) == at_row_length(k, 1 << 16) == (2, 32)
 
 
 def test_workload_row_lengths_keep_the_large_ones() -> None:
