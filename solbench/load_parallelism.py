@@ -35,6 +35,7 @@ from solbench import sass
 from solbench.compile_check import KernelUsage, check_bundle, failures
 
 DEFAULT_LATENCY_NS = 800.0
+NVCC_UNROLL = 4  # nvcc unrolls a streaming loop by at least this, after a remainder loop
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,10 @@ def at_row_length(k: KernelFigures, cols: int) -> tuple[float, float]:
     guarded loads, so a row shorter than the cache issues only its chunks
     (vectors / threads a thread, on average) of kChunks, never more than the
     SASS shows in flight at once (where the compiler serialized them). A
-    streamed one is nvcc's unrolled loop: a thread with fewer chunks than the
-    unrolled loop takes runs only the remainder loop beside it."""
+    streamed one is nvcc's unrolled loop: it runs the first (chunks mod 4) one
+    load at a time in a remainder loop, then blocks of 4 (and of 16 where the
+    body is small) with their loads together; a thread with fewer than 4
+    chunks runs only the remainder loop."""
     v = k.variant
     if v is None or v.threads_per_row is None:
         return k.loads_in_flight, k.bytes_in_flight  # grid-stride: the row length does not matter
@@ -180,13 +183,13 @@ def at_row_length(k: KernelFigures, cols: int) -> tuple[float, float]:
         per_chunk = -(-k.loads_in_flight // v.chunks)  # one load per row input it reads
         loads = min(float(k.loads_in_flight), per_thread * per_chunk)
         return loads, loads * width
-    loops = [r for r in k.regions if r.is_loop and r.loads]
+    loading = [r for r in k.regions if r.loads]
+    loops = [r for r in loading if r.is_loop]
     if not loops:
         return k.loads_in_flight, k.bytes_in_flight
-    main = max(loops, key=lambda r: r.loads)
+    steady = max(loading, key=lambda r: (r.peak_bytes_in_flight, r.peak_loads_in_flight))
     remainder = min(loops, key=lambda r: r.loads)
-    unroll = main.loads // max(remainder.loads, 1)
-    taken = main if per_thread >= unroll else remainder
+    taken = steady if per_thread >= NVCC_UNROLL else remainder
     return float(taken.peak_loads_in_flight), float(taken.peak_bytes_in_flight)
 
 
@@ -264,18 +267,21 @@ class RowFigures:
         return self.kernel.resident_threads * self.bytes_in_flight
 
 
-def workload_row_lengths(definition: dict, workloads: list[dict], min_elements: int) -> list[int]:
-    """The row lengths of the workloads whose first input has at least `min_elements`."""
-    inputs = list(definition.get("inputs", {}).values())
-    shape = inputs[0].get("shape") if inputs else None
-    if not shape:
+def workload_row_lengths(bundle: Path, min_elements: int) -> list[int]:
+    """The row lengths (last axis of the first input) of the bundle's workloads whose
+    first input has at least `min_elements`; const, var and expr axes resolved as the
+    conformance checker resolves them."""
+    from solbench.conformance.problem import load_definition, load_workloads, resolve_axes
+
+    defn = load_definition(bundle / "definition.json")
+    shaped = [s for s in defn.inputs if s.shape]
+    if not shaped:
         return []
     found = set()
-    for w in workloads:
-        axes = {name: a["value"] for name, a in definition.get("axes", {}).items()
-                if a.get("type") == "const"} | dict(w.get("axes", {}))
-        dims = [axes[d] if isinstance(d, str) else d for d in shape]
-        if all(isinstance(d, int) for d in dims) and math.prod(dims) >= min_elements:
+    for w in load_workloads(bundle / "workload.jsonl", defn):
+        axes = resolve_axes(defn, w.axes)
+        dims = [axes[a] for a in shaped[0].shape]
+        if math.prod(dims) >= min_elements:
             found.add(dims[-1])
     return sorted(found)
 

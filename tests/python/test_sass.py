@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from solbench import sass
 from solbench.load_parallelism import B200, H200, KernelFigures, Launch, Variant, \
     at_row_length, launched, max_threads_per_block, per_row_length, resident_threads, \
     row_launches, steady_state, workload_row_lengths
+
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def listing(name: str, lines: list[str]) -> str:
@@ -238,6 +243,11 @@ def test_a_streamed_row_shorter_than_the_unroll_runs_the_remainder_loop() -> Non
     assert at_row_length(k, 32768) == (4, 64)  # 32 iterations a thread: the unrolled loop
     assert at_row_length(k, 4096) == (4, 64)  # 4: one pass of it
     assert at_row_length(k, 3072) == (1, 16)  # 3: the remainder loop only
+    # nvcc's layout for a small body: a remainder loop, a loop of 16 and a block of 4.
+    by16 = figures_of(Variant(256, 4, 0), [region(True, 1, 1), region(True, 16, 4),
+                                          region(False, 12, 4)])
+    assert at_row_length(by16, 8192) == (4, 64)  # 8 a thread: blocks of 4, not the 16-loop
+    assert at_row_length(by16, 2048) == (1, 16)
 
 
 def test_grid_stride_does_not_depend_on_the_row() -> None:
@@ -245,12 +255,22 @@ def test_grid_stride_does_not_depend_on_the_row() -> None:
     assert at_row_length(k, 128) == at_row_length(k, 1 << 16) == (2, 32)
 
 
-def test_workload_row_lengths_keep_the_large_ones() -> None:
-    definition = {"axes": {"b": {"type": "var"}, "h": {"type": "const", "value": 4096}},
-                  "inputs": {"x": {"shape": ["b", "h"], "dtype": "bfloat16"}}}
-    workloads = [{"axes": {"b": 1}}, {"axes": {"b": 4096}}, {"axes": {"b": 16384}}]
-    assert workload_row_lengths(definition, workloads, 16 << 20) == [4096]
-    assert workload_row_lengths(definition, workloads[:1], 16 << 20) == []
+def test_workload_row_lengths_keep_the_large_ones(tmp_path) -> None:
+    import json
+
+    (tmp_path / "definition.json").write_text(json.dumps({
+        "name": "d", "op_type": "t", "axes": {"b": {"type": "var"}, "h": {"type": "var"},
+                                              "h2": {"type": "expr", "expression": "2 * h"}},
+        "inputs": {"x": {"shape": ["b", "h2"], "dtype": "bfloat16"}},
+        "outputs": {"y": {"shape": ["b", "h"], "dtype": "bfloat16"}},
+        "reference": "def run(x):\n    return x\n"}))
+    (tmp_path / "workload.jsonl").write_text("\n".join(json.dumps(
+        {"uuid": str(i), "axes": {"b": b, "h": 2048}, "inputs": {"x": {"type": "random"}}})
+        for i, b in enumerate([1, 4096, 16384])) + "\n")
+    assert workload_row_lengths(tmp_path, 16 << 20) == [4096]  # the expr axis, resolved
+    assert workload_row_lengths(tmp_path, 1 << 40) == []
+    for bundle in ("softmax", "swiglu", "fused_add_rmsnorm"):
+        assert workload_row_lengths(ROOT / "submissions" / bundle, 16 << 20), bundle
 
 
 def test_rows_per_length_pick_the_launched_kernel() -> None:
