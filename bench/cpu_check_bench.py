@@ -30,11 +30,11 @@ def rounds_seconds(bundle: Path, repeats: int) -> list[float]:
     from solbench.conformance.runner import evaluate_workload
 
     b = load_bundle(bundle, bundle)
-    plan = backends.plan_build(b.solution, "cpu")
+    plan = backends.plan_build(b.solution, backends.Backend.CPU)
     module = backends.load_built(plan)
     out = []
     for _ in range(repeats):
-        res = evaluate_workload(b, 0, plan, "cpu", 10, False, module=module)
+        res = evaluate_workload(b, 0, plan, 10, False, module=module)
         assert res.status == "PASSED", res
         out.append(res.compute_seconds)
     return out

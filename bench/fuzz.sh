@@ -32,7 +32,7 @@ seeds="$BUILD/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds" "$BUILD/corpus" "$BUILD/artifacts"
 i=0
-for dir in examples ../shared/corpus/accept ../shared/corpus/refuse tests/ops/accept \
+for dir in examples tests/corpus/accept tests/corpus/refuse ../shared/corpus/accept ../shared/corpus/refuse tests/ops/accept \
     tests/ops/refuse tests/hostile/ops; do
     [ -d "$dir" ] || continue
     while IFS= read -r -d '' f; do

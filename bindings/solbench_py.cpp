@@ -3,6 +3,7 @@
 //   import solbench
 //   op = solbench.explain("rmsnorm.lg")          # dict, as `solgen explain --json`
 //   solbench.generate("rmsnorm.lg", "out/")      # writes a bundle
+//   solbench.generate("rmsnorm.lg", "out/", solbench.GenerateOptions(author="me", force=True))
 //   solbench.run("rmsnorm.lg", {"hidden_states": [[1.0]], "weight": [1.0]})
 #include "cli/cli.h"
 #include "cli/explain.h"
@@ -14,7 +15,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace py = pybind11;
 using namespace solbench;
@@ -50,11 +55,70 @@ const OpDescription& recognized(const Compiled& c) {
     throw OpError(errors_text(c));
 }
 
+// generate()'s options as one typed Python object: the package layer's GenerateOptions (its
+// out_dir and source_file_name come from generate()'s own arguments) plus which `## To` block
+// to compile, which is chosen before the package layer runs.
+struct PyGenerateOptions : GenerateOptions {
+    std::string op;
+};
+
+void bind_generate_options(py::module_& m) {
+    const PyGenerateOptions defaults; // the constructor's defaults are the C++ struct's
+    py::class_<PyGenerateOptions>(
+        m, "GenerateOptions",
+        "Options of generate(), as solgen's flags: definition (--definition), targets "
+        "(--target), arch, author, name, return_style (--return-style, the inverse of "
+        "destination_passing), force, op (which `## To` block). Assign a new list to targets: "
+        "reading it returns a copy.")
+        .def(py::init([](std::optional<std::string> definition, std::vector<std::string> targets,
+                         std::optional<std::string> arch, std::string author,
+                         std::optional<std::string> name, bool return_style, bool force,
+                         std::string op) {
+                 PyGenerateOptions o;
+                 o.definition_path = std::move(definition);
+                 o.targets = std::move(targets);
+                 o.arch = std::move(arch);
+                 o.author = std::move(author);
+                 o.name = std::move(name);
+                 o.destination_passing = !return_style;
+                 o.force = force;
+                 o.op = std::move(op);
+                 return o;
+             }),
+             py::kw_only(), py::arg("definition") = defaults.definition_path,
+             py::arg("targets") = defaults.targets, py::arg("arch") = defaults.arch,
+             py::arg("author") = defaults.author, py::arg("name") = defaults.name,
+             py::arg("return_style") = !defaults.destination_passing,
+             py::arg("force") = defaults.force, py::arg("op") = defaults.op)
+        .def_readwrite("definition", &PyGenerateOptions::definition_path)
+        .def_readwrite("targets", &PyGenerateOptions::targets)
+        .def_readwrite("arch", &PyGenerateOptions::arch)
+        .def_readwrite("author", &PyGenerateOptions::author)
+        .def_readwrite("name", &PyGenerateOptions::name)
+        .def_readwrite("destination_passing", &PyGenerateOptions::destination_passing)
+        .def_property(
+            "return_style", [](const PyGenerateOptions& o) { return !o.destination_passing; },
+            [](PyGenerateOptions& o, bool v) { o.destination_passing = !v; })
+        .def_readwrite("force", &PyGenerateOptions::force)
+        .def_readwrite("op", &PyGenerateOptions::op)
+        .def("__repr__", [](const py::object& self) {
+            std::string text = "GenerateOptions(";
+            const char* sep = "";
+            for (const char* f : {"definition", "targets", "arch", "author", "name", "return_style",
+                                  "force", "op"}) {
+                text += sep + std::string(f) + "=" + py::repr(self.attr(f)).cast<std::string>();
+                sep = ", ";
+            }
+            return text + ")";
+        });
+}
+
 } // namespace
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "solbench's C++ core: parse, explain, recognize, emit and package LOGOS ops";
     py::register_exception<OpError>(m, "OpError", PyExc_ValueError);
+    bind_generate_options(m);
 
     m.def(
         "explain",
@@ -89,27 +153,19 @@ PYBIND11_MODULE(_core, m) {
 
     m.def(
         "generate",
-        [](const std::string& path, const std::string& out_dir, const py::dict& options) {
-            Compiled c = compile_file(path, options.contains("op") ? options["op"].cast<std::string>() : "");
+        [](const std::string& path, const std::string& out_dir, const PyGenerateOptions& options) {
+            Compiled c = compile_file(path, options.op);
             const OpDescription& d = recognized(c);
-            GenerateOptions opts;
+            GenerateOptions opts = static_cast<const GenerateOptions&>(options); // all but op
             opts.out_dir = out_dir;
             opts.source_file_name = path.substr(path.find_last_of('/') + 1);
-            if (options.contains("definition")) opts.definition_path = options["definition"].cast<std::string>();
-            if (options.contains("targets")) opts.targets = options["targets"].cast<std::vector<std::string>>();
-            if (options.contains("arch")) opts.arch = options["arch"].cast<std::string>();
-            if (options.contains("author")) opts.author = options["author"].cast<std::string>();
-            if (options.contains("name")) opts.name = options["name"].cast<std::string>();
-            if (options.contains("return_style")) opts.destination_passing = !options["return_style"].cast<bool>();
-            if (options.contains("force")) opts.force = options["force"].cast<bool>();
             std::ostringstream out, err;
             int rc = generate(d, opts, out, err);
             if (rc != 0) throw OpError(err.str());
             return out.str();
         },
-        py::arg("path"), py::arg("out_dir"), py::arg("options") = py::dict(),
-        "Write a SOL-ExecBench bundle for the op into out_dir. options: definition, targets, "
-        "arch, author, name, return_style, force, op.");
+        py::arg("path"), py::arg("out_dir"), py::arg("options") = PyGenerateOptions{},
+        "Write a SOL-ExecBench bundle for the op into out_dir (options: a GenerateOptions).");
 
     m.def(
         "main",
@@ -120,4 +176,9 @@ PYBIND11_MODULE(_core, m) {
             return cli::run(static_cast<int>(cargs.size()), cargs.data());
         },
         py::arg("argv"), "Run the solgen command line (argv[0] is the program name).");
+
+    m.def(
+        "python_module", [](const std::string& command) { return cli::python_module(command); },
+        py::arg("command"),
+        "The Python module whose main(argv) runs this solgen command, or None when it is native.");
 }

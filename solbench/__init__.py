@@ -5,4 +5,20 @@ C++ extension; subpackages (``solbench.conformance``, ``solbench.cuda_host``) do
 when they are used.
 """
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """pyproject.toml's version: from the installed metadata, or the checkout's file."""
+    from importlib import metadata
+    from pathlib import Path
+
+    try:
+        return metadata.version("solbench")
+    except metadata.PackageNotFoundError:
+        import re
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        m = re.search(r'^version = "([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
+        return m.group(1) if m else "0+unknown"
+
+
+__version__ = _version()

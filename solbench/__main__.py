@@ -1,7 +1,4 @@
-"""`python -m solbench <command>`: the same command line as `solgen`.
-
-check, compile and bench need only torch; the other commands need the C++
-extension (`pip install .` or scripts/build)."""
+"""`python -m solbench <command>`: the same command line as `solgen` (see solbench.cli)."""
 
 from __future__ import annotations
 

@@ -1,32 +1,26 @@
-"""The `solgen` console script that `pip install .` puts on PATH.
+"""`python -m solbench CMD ...`: the solgen command line from Python.
 
-`check`, `bench` and `compile` run here in Python (they need torch); every other
-command line goes to the C++ core, the same code as the standalone binary.
+The routing table lives in the C++ core (solbench/csrc/cli/cli.cpp): the
+commands it marks as Python (check, compile, bench: they need torch) run here
+through their module's main(); every other command line runs in the core, the
+same code as the native `solgen` that `pip install .` puts on PATH.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
-    if args and args[0] == "check":
-        from solbench.conformance.cli import main as check_main
-
-        return check_main(args[1:])
-    if args and args[0] == "compile":
-        from solbench.compile_check import main as compile_main
-
-        return compile_main(args[1:])
-    if args and args[0] == "bench":
-        from solbench.bench import main as bench_main
-
-        return bench_main(args[1:])
     from solbench import _core
 
+    module = _core.python_module(args[0]) if args else None
+    if module is not None:
+        return int(importlib.import_module(module).main(args[1:]))
     sys.stdout.flush()
-    return _core.main(["solgen", *args])
+    return int(_core.main(["solgen", *args]))
 
 
 if __name__ == "__main__":

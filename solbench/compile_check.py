@@ -11,6 +11,13 @@ and shared memory. It fails on a compile error, on any warning located in the
 bundle's own sources, and on any spill.
 
     python -m solbench.compile_check BUNDLE [--arch sm_100a --arch sm_90] [--ptx DIR] [--json]
+                                            [--device-only]
+
+--device-only compiles each architecture to a cubin (``-cubin``) instead: the same
+front end (whose diagnostics cover host and device code alike), cicc and ptxas,
+so the same registers, spills, warnings and SASS, without the host compiler's
+pass over torch's headers (about half of the time). The tests check every bundle
+this way and keep one full compile.
 
 With --ptx (or ``ptx_dir``) the sm_90 PTX and cubin of each source are kept:
 solbench.load_parallelism reads the cubin's SASS.
@@ -19,6 +26,7 @@ solbench.load_parallelism reads the cubin's SASS.
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import os
 import re
@@ -31,6 +39,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+
+
+class Mode(enum.Enum):
+    FULL = "full"  # the harness's `nvcc -c` with every -gencode: device code and host object
+    DEVICE = "device"  # one `nvcc -cubin` per architecture: device code only
 DEFAULT_ARCHS = ("sm_100a", "sm_90")
 DEFAULT_CUDA_CFLAGS = ["-O3", "--use_fast_math"]
 
@@ -51,7 +64,7 @@ class SourceResult:
     source: str
     ok: bool
     returncode: int
-    command: list[str]
+    commands: list[list[str]]
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     kernels: list[KernelUsage] = field(default_factory=list)
@@ -97,20 +110,20 @@ def gencode(arch: str) -> str:
 
 
 def nvcc_command(nvcc: str, source: Path, staging: Path, out: Path, cuda_cflags: list[str],
-                 archs: list[str], keep_dir: Path | None) -> list[str]:
+                 archs: list[str], keep_dir: Path | None, mode: Mode = Mode.FULL) -> list[str]:
+    """The harness's command; in Mode.DEVICE, for one arch, `-cubin` (out: the cubin) for `-c`."""
     include_flags, common = torch_nvcc_flags()
     cmd = [nvcc, "-DTORCH_EXTENSION_NAME=benchmark_kernel", "-DTORCH_API_INCLUDE_EXTENSION_H",
            f"-I{staging}"] + include_flags + common
     cmd += ["--compiler-options", "-fPIC"]
     # The harness lets the solution's own -gencode/-arch win; otherwise it prepends one.
-    pinned = any("-gencode" in f or f.startswith("-arch") for f in cuda_cflags)
-    if not pinned:
+    if not pinned_arch(cuda_cflags):
         for arch in archs:
             cmd.append(gencode(arch))
     cmd += cuda_cflags
     if not any(f.startswith("-std=") for f in cmd):
         cmd.append("-std=c++20")  # what torch.utils.cpp_extension appends
-    cmd += ["-Xptxas", "-v", "-c", str(source), "-o", str(out)]
+    cmd += ["-Xptxas", "-v", "-cubin" if mode is Mode.DEVICE else "-c", str(source), "-o", str(out)]
     if keep_dir is not None:
         cmd += ["-keep", f"-keep-dir={keep_dir}"]
     return cmd
@@ -181,12 +194,19 @@ def stage_sources(solution: dict, bundle: Path, staging: Path) -> list[Path]:
     return compiled
 
 
+def pinned_arch(cuda_cflags: list[str]) -> bool:
+    """The solution names its own architecture: the harness adds none."""
+    return any("-gencode" in f or f.startswith("-arch") for f in cuda_cflags)
+
+
 def check_bundle(bundle: Path, archs: list[str], ptx_dir: Path | None = None,
-                 nvcc: str | None = None) -> list[SourceResult]:
+                 nvcc: str | None = None, mode: Mode = Mode.FULL) -> list[SourceResult]:
     nvcc = nvcc or shutil.which("nvcc") or "/usr/local/bin/nvcc"
     solution = load_solution(bundle)
     cuda_cflags = list(solution.get("spec", {}).get("compile_options", {}).get(
         "cuda_cflags", DEFAULT_CUDA_CFLAGS))
+    if pinned_arch(cuda_cflags):
+        mode = Mode.FULL  # a solution's own -gencode list cannot be split per arch
     results = []
     with tempfile.TemporaryDirectory(prefix="solbench-compile-") as tmp:
         staging = Path(tmp) / "staging"
@@ -197,27 +217,44 @@ def check_bundle(bundle: Path, archs: list[str], ptx_dir: Path | None = None,
             keep = Path(tmp) / ("keep-" + source.stem) if ptx_dir else None
             if keep:
                 keep.mkdir()
-            cmd = nvcc_command(nvcc, source, staging, Path(tmp) / (source.stem + ".o"),
-                               cuda_cflags, archs, keep)
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-            output = proc.stdout + proc.stderr
-            result = SourceResult(source=source.name, ok=proc.returncode == 0,
-                                  returncode=proc.returncode, command=cmd,
-                                  warnings=_own_diagnostics(output, names, "warning"),
-                                  errors=_own_diagnostics(output, names, "error"),
+            # FULL: one command for every arch; DEVICE: one per arch.
+            runs = [archs] if mode is Mode.FULL else [[a] for a in archs]
+            commands, output, rc = [], "", 0
+            for run_archs in runs:
+                suffix = ".o" if mode is Mode.FULL else f".{run_archs[0]}.cubin"
+                run_keep = keep if keep is None or mode is Mode.FULL else keep / run_archs[0]
+                if run_keep:
+                    run_keep.mkdir(exist_ok=True)
+                cmd = nvcc_command(nvcc, source, staging, Path(tmp) / (source.stem + suffix),
+                                   cuda_cflags, run_archs, run_keep, mode)
+                proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+                commands.append(cmd)
+                output += proc.stdout + proc.stderr
+                rc = rc or proc.returncode
+            result = SourceResult(source=source.name, ok=rc == 0, returncode=rc,
+                                  commands=commands,
+                                  warnings=_unique(_own_diagnostics(output, names, "warning")),
+                                  errors=_unique(_own_diagnostics(output, names, "error")),
                                   kernels=parse_ptxas(output))
-            if proc.returncode != 0 and not result.errors:
+            if rc != 0 and not result.errors:
                 result.errors = [l for l in output.splitlines() if "error" in l][:20] or \
                     output.splitlines()[-20:]
             if keep and ptx_dir:
                 ptx_dir.mkdir(parents=True, exist_ok=True)
                 # With one arch nvcc names the files <stem>.ptx and <stem>.cubin;
                 # with several, <stem>.compute_90.ptx and the like.
+                sm90_keep, sm90_archs = (keep, archs) if mode is Mode.FULL else \
+                    (keep / "sm_90", ["sm_90"])
                 for suffix in ("ptx", "cubin"):
-                    for kept in _sm90_files(keep, suffix, archs)[:1]:
+                    for kept in _sm90_files(sm90_keep, suffix, sm90_archs)[:1]:
                         shutil.copy(kept, ptx_dir / f"{source.stem}.sm_90.{suffix}")
             results.append(result)
     return results
+
+
+def _unique(lines: list[str]) -> list[str]:
+    """Each diagnostic once (the front end runs once per arch in Mode.DEVICE)."""
+    return list(dict.fromkeys(lines))
 
 
 def _sm90_files(keep: Path, suffix: str, archs: list[str]) -> list[Path]:
@@ -250,12 +287,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also write the sm_90 PTX and cubin of each source here")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--nvcc", help="the nvcc to run (default: from PATH)")
+    parser.add_argument("--device-only", action="store_true",
+                        help="one -cubin per arch, no host compile (same report, about half the time)")
     args = parser.parse_args(argv)
     archs = args.archs or list(DEFAULT_ARCHS)
     if args.ptx and "sm_90" not in archs:
         archs.append("sm_90")
     try:
-        results = check_bundle(args.bundle, archs, args.ptx, args.nvcc)
+        results = check_bundle(args.bundle, archs, args.ptx, args.nvcc,
+                               Mode.DEVICE if args.device_only else Mode.FULL)
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
         print(f"{args.bundle}: error: {e}", file=sys.stderr)
         return 2

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solbench import sass
-from solbench.compile_check import KernelUsage, check_bundle, failures
+from solbench.compile_check import KernelUsage, Mode, check_bundle, failures
 
 DEFAULT_LATENCY_NS = 800.0
 NVCC_UNROLL = 4  # nvcc unrolls a streaming loop by at least this, after a remainder loop
@@ -228,7 +228,7 @@ def bundle_figures(bundle: Path, chip: Chip = H200) -> list[KernelFigures]:
     """Compile `bundle` for sm_90 as the harness would, and read its kernels."""
     with tempfile.TemporaryDirectory(prefix="solbench-mlp-") as tmp:
         keep = Path(tmp)
-        results = check_bundle(bundle, ["sm_90"], ptx_dir=keep)
+        results = check_bundle(bundle, ["sm_90"], ptx_dir=keep, mode=Mode.DEVICE)
         if problems := failures(results):
             raise ValueError("; ".join(problems))
         out = []

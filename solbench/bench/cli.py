@@ -89,14 +89,14 @@ def _build(bundle: Bundle, device_name: str, capability: tuple[int, int],
            timeout: float | None) -> Any:
     """The conformance build plan, built in a child process unless already cached."""
     from solbench.conformance import backends
-    from solbench.conformance.isolation import run_worker
+    from solbench.conformance.isolation import WorkerJob, run_worker
 
-    plan = backends.plan_build(bundle.solution, "cuda", None, device_name, capability)
+    plan = backends.plan_build(bundle.solution, backends.Backend.CUDA, None, device_name,
+                               capability)
     if plan.marker.exists():
         return plan, ""
-    job = {"mode": "build", "bundle_dir": str(bundle.bundle_dir),
-           "problem_dir": str(bundle.problem_dir), "plan": plan.to_json()}
-    out = run_worker(job, timeout or backends.BUILD_TIMEOUT_S)
+    job = WorkerJob.build(plan, bundle.bundle_dir, bundle.problem_dir)
+    out = run_worker(job, timeout or plan.backend.build_timeout_s)
     if out.kind != "ok" or not (out.result or {}).get("ok"):
         why = out.describe() if out.kind != "ok" else str((out.result or {}).get("log", ""))
         return None, f"{why}\n{out.output}".strip()

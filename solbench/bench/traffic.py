@@ -57,7 +57,8 @@ def module_for(bundle: Path) -> Any:
     from solbench.conformance import backends, problem
 
     solution = problem.load_solution(bundle / "solution.json")
-    return backends.build(backends.plan_build(solution, "cpu"), solution)  # loads a cached build
+    plan = backends.plan_build(solution, backends.Backend.CPU)
+    return backends.build(plan, solution)  # loads a cached build
 
 
 def column_axes(defn: Any) -> set[str]:

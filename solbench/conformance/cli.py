@@ -95,7 +95,7 @@ def format_table(summary: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .runner import CheckError, CheckOptions, run_check
+    from .runner import CheckError, CheckOptions, parse_device, run_check
     from .trace import write_traces
 
     args_list = sys.argv[1:] if argv is None else list(argv)
@@ -108,11 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except SystemExit as e:  # -h/--help
         return int(e.code or 0)
-    opts = CheckOptions(bundle_dir=args.bundle, problem_dir=args.problem, device=args.device,
-                        workloads=args.workloads, rounds=args.rounds,
-                        max_seconds=args.max_seconds, timeout_s=args.timeout,
-                        timing=not args.no_timing)
     try:
+        opts = CheckOptions(bundle_dir=args.bundle, problem_dir=args.problem,
+                            device=parse_device(args.device), workloads=args.workloads,
+                            rounds=args.rounds, max_seconds=args.max_seconds,
+                            timeout_s=args.timeout, timing=not args.no_timing)
         report = run_check(opts, progress=_ProgressBar(sys.stderr))
     except (BundleError, CheckError) as e:
         print(f"solbench check: error: {e}", file=sys.stderr)

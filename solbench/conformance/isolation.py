@@ -1,23 +1,77 @@
 """Running a job in a child process with a time limit, surviving crashes and hangs.
 
-The child is `python -m solbench.conformance.worker JOB.json`; it writes its result as JSON to
-the path named in the job. A child that dies without a result (segfault, abort, guard-page
+The child is `python -m solbench.conformance.worker JOB.json`; the job is a `WorkerJob`, written
+here and read there by the same code. The child writes its result as JSON to the path named in
+the job. A child that dies without a result (segfault, abort, guard-page
 kill) is a crash; one that outlives the limit is killed with its whole process group.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .backends import BuildPlan
+
 _TAIL = 4000
+
+
+class JobMode(enum.Enum):
+    BUILD = "build"  # compile the bundle once; the result is {"ok", "log"}
+    EVAL = "eval"  # evaluate one workload; the result is a WorkloadResult as JSON
+
+
+@dataclass
+class WorkerJob:
+    """One job for the child process; its JSON is the only contract between the two sides."""
+
+    mode: JobMode
+    plan: BuildPlan
+    bundle_dir: Path
+    problem_dir: Path | None = None
+    workload_index: int = 0  # workload_index, rounds and timing: EVAL only
+    rounds: int = 0
+    timing: bool = False
+    result_path: Path | None = None  # set by run_worker
+
+    @staticmethod
+    def build(plan: BuildPlan, bundle_dir: Path, problem_dir: Path | None) -> "WorkerJob":
+        return WorkerJob(JobMode.BUILD, plan, Path(bundle_dir), _opt_path(problem_dir))
+
+    @staticmethod
+    def evaluate(plan: BuildPlan, bundle_dir: Path, problem_dir: Path, workload_index: int,
+                 rounds: int, timing: bool) -> "WorkerJob":
+        return WorkerJob(JobMode.EVAL, plan, Path(bundle_dir), Path(problem_dir), workload_index,
+                         rounds, timing)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode.value, "plan": self.plan.to_json(),
+                "bundle_dir": str(self.bundle_dir), "problem_dir": _opt_str(self.problem_dir),
+                "workload_index": self.workload_index, "rounds": self.rounds,
+                "timing": self.timing, "result_path": _opt_str(self.result_path)}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> "WorkerJob":
+        return WorkerJob(JobMode(d["mode"]), BuildPlan.from_json(d["plan"]),
+                         Path(d["bundle_dir"]), _opt_path(d["problem_dir"]),
+                         int(d["workload_index"]), int(d["rounds"]), bool(d["timing"]),
+                         _opt_path(d["result_path"]))
+
+
+def _opt_str(p: Path | None) -> str | None:
+    return None if p is None else str(p)
+
+
+def _opt_path(p: str | Path | None) -> Path | None:
+    return None if p is None else Path(p)
 
 
 @dataclass
@@ -89,13 +143,13 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def run_worker(job: dict[str, Any], timeout_s: float) -> Outcome:
+def run_worker(job: WorkerJob, timeout_s: float) -> Outcome:
     """Run one worker job (see worker.py) in a fresh interpreter."""
     with tempfile.TemporaryDirectory(prefix="solbench-job-") as tmp:
         job_path = Path(tmp) / "job.json"
         result_path = Path(tmp) / "result.json"
-        job = dict(job, result_path=str(result_path))
-        job_path.write_text(json.dumps(job), encoding="utf-8")
+        job = replace(job, result_path=result_path)
+        job_path.write_text(json.dumps(job.to_json()), encoding="utf-8")
         env = os.environ.copy()
         root = str(Path(__file__).resolve().parents[2])  # so the child imports this solbench
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

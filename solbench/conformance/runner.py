@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import backends
-from .isolation import run_worker
+from .backends import Backend
+from .isolation import WorkerJob, run_worker
 from .problem import Bundle, load_bundle, resolve_axes, shape_of, workload_elements
 from .rules import Comparison, Status
 from .trace import Correctness, Evaluation, Performance, _json_float, environment, make_trace
@@ -18,8 +19,7 @@ DEFAULT_ROUNDS = 10
 DEFAULT_TIMEOUT_S = 300.0
 
 # Budget prior before anything has been measured: seconds per element-round, and per process.
-PRIOR_CPU_RATE = 2e-6
-PRIOR_GPU_RATE = 1e-8
+PRIOR_RATE = {Backend.CPU: 2e-6, Backend.CUDA: 1e-8}
 PRIOR_OVERHEAD_S = 4.0
 
 
@@ -56,9 +56,9 @@ def _short_exc(e: BaseException) -> str:
 
 
 def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildPlan,
-                      device: str, rounds: int = DEFAULT_ROUNDS, timing: bool = False,
+                      rounds: int = DEFAULT_ROUNDS, timing: bool = False,
                       module: Any = None) -> WorkloadResult:
-    """Evaluate one workload; call once per process (the seed is set here, once)."""
+    """Evaluate one workload on plan.backend; call once per process (the seed is set here)."""
     import torch
 
     from .inputs import (SEED, ReferenceError, SafetensorsCache, generate_inputs, load_reference,
@@ -68,7 +68,8 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
     torch.manual_seed(SEED)
     defn, sol = bundle.definition, bundle.solution
     w = bundle.workloads[workload_index]
-    dev = torch.device(device)
+    backend = plan.backend
+    dev = torch.device(backend.torch_device)
     try:
         ns = load_reference(defn)
     except ReferenceError as e:
@@ -97,10 +98,9 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
             return WorkloadResult(Status.INVALID_REFERENCE.value,
                                   f"round {r}: reference failed: {_short_exc(e)}")
         try:
-            args = [backends.solution_input(v, plan.backend) for v in inputs]
+            args = [backend.solution_input(v) for v in inputs]
             if sol.destination_passing_style:
-                outs = [backends.solution_output(shape, dt, plan.backend, dev)
-                        for shape, dt in out_specs]
+                outs = [backend.solution_output(shape, dt, dev) for shape, dt in out_specs]
                 fn(*args, *outs)
                 sol_out: list[Any] = outs
             else:
@@ -109,7 +109,7 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
                     sol_out = normalize_outputs(ret, defn.outputs, to_tensor=False)
                 except ValueError as e:
                     return WorkloadResult(Status.INCORRECT_SHAPE.value, f"round {r}: {e}")
-            if dev.type == "cuda":
+            if backend is Backend.CUDA:
                 torch.cuda.synchronize(dev)
         except Exception as e:  # noqa: BLE001 - a kernel fault or a failed TORCH_CHECK
             return WorkloadResult(Status.RUNTIME_ERROR.value, f"round {r}: {_short_exc(e)}")
@@ -126,22 +126,23 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
     corr = Correctness(worst.max_absolute_error, worst.max_relative_error, False, False)
     perf = None
     log = ""
-    if timing and dev.type == "cuda":
+    if timing and backend is Backend.CUDA:  # a latency measured on the CPU would mean nothing
         try:
             perf = _measure(fn, ns["run"], inputs, ref_out, sol.destination_passing_style,
-                            out_specs, plan.backend, dev)
+                            out_specs, backend, dev)
         except Exception as e:  # noqa: BLE001 - a fault while timing is a runtime error
             return WorkloadResult(Status.RUNTIME_ERROR.value, f"timing: {_short_exc(e)}", corr)
     return WorkloadResult(Status.PASSED.value, log, corr, perf, compute)
 
 
 def _measure(fn: Any, ref_fn: Any, inputs: list[Any], ref_out: list[Any], dps: bool,
-             out_specs: list[tuple[tuple[int, ...], Any]], backend: str, dev: Any) -> Performance:
+             out_specs: list[tuple[tuple[int, ...], Any]], backend: Backend,
+             dev: Any) -> Performance:
     import torch
 
     from . import timing
 
-    outs = [backends.solution_output(s, d, backend, dev) for s, d in out_specs] if dps else []
+    outs = [backend.solution_output(s, d, dev) for s, d in out_specs] if dps else []
     latency = timing.time_calls(fn, inputs, outs, dev)
     with torch.no_grad():
         ref_latency = timing.time_calls(ref_fn, inputs, [], dev)
@@ -164,7 +165,7 @@ class CheckError(Exception):
 class CheckOptions:
     bundle_dir: Path
     problem_dir: Path | None = None
-    device: str = "auto"  # auto | cpu | cuda
+    device: Backend | None = None  # None: CUDA when a device is available, else the CPU
     workloads: int | None = None  # the N smallest
     rounds: int = DEFAULT_ROUNDS
     max_seconds: float | None = None  # evaluation budget (the build is not counted)
@@ -190,8 +191,8 @@ class Row:
 class CheckReport:
     definition: str
     solution: str
-    device: str
-    backend: str
+    device: str  # the device's name
+    backend: Backend
     rows: list[Row] = field(default_factory=list)
     traces: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
@@ -213,7 +214,7 @@ class CheckReport:
             counts[r.status] = counts.get(r.status, 0) + 1
         return {
             "definition": self.definition, "solution": self.solution, "device": self.device,
-            "backend": self.backend, "ok": self.ok, "counts": counts,
+            "backend": self.backend.value, "ok": self.ok, "counts": counts,
             "skipped": self.skipped, "build_seconds": round(self.build_seconds, 3),
             "workloads": [
                 {"uuid": r.uuid, "axes": r.axes, "status": r.status,
@@ -233,30 +234,38 @@ def _opt_float(v: float | None) -> float | str | None:
 Progress = Callable[[int, int, str, str], None]  # (done, total, uuid, status)
 
 
-def resolve_device(requested: str) -> str:
-    import torch
+def parse_device(text: str) -> Backend | None:
+    """The --device option: auto (None), cpu or cuda."""
+    if text == "auto":
+        return None
+    try:
+        return Backend.parse(text)
+    except ValueError:
+        raise CheckError(f"--device must be auto, cpu or cuda, not {text!r}") from None
 
-    if requested not in ("auto", "cpu", "cuda"):
-        raise CheckError(f"--device must be auto, cpu or cuda, not {requested!r}")
-    auto = requested == "auto"
-    if auto:
-        requested = "cuda" if torch.cuda.is_available() else "cpu"
-    if requested == "cuda" and not torch.cuda.is_available():
+
+def resolve_backend(requested: Backend | None) -> Backend:
+    """The backend asked for, or (None) CUDA when available; CheckError if it cannot run."""
+    if requested is not None:
+        backend = requested
+    else:
+        backend = Backend.CUDA if Backend.CUDA.available() else Backend.CPU
+    if backend.available():
+        return backend
+    if backend is Backend.CUDA:
         raise CheckError("--device cuda: no CUDA device is available")
-    if requested == "cpu" and not backends.cpu_backend_available():
-        why = "no CUDA device here, so " if auto else ""
-        raise CheckError(f"{why}the CPU backend is needed, and solbench.cuda_host (the CPU "
-                         "execution layer, with load_cpu_extension) cannot be imported")
-    return requested
+    why = "no CUDA device here, so " if requested is None else ""
+    raise CheckError(f"{why}the CPU backend is needed, and solbench.cuda_host (the CPU "
+                     "execution layer, with load_cpu_extension) cannot be imported")
 
 
 class _Budget:
     """Predicts a workload's seconds from its size and what earlier workloads cost."""
 
-    def __init__(self, limit: float | None, backend: str, rounds: int) -> None:
+    def __init__(self, limit: float | None, backend: Backend, rounds: int) -> None:
         self.limit = limit
         self.rounds = max(rounds, 1)
-        self.rate = PRIOR_GPU_RATE if backend == "cuda" else PRIOR_CPU_RATE
+        self.rate = PRIOR_RATE[backend]
         self.overhead = PRIOR_OVERHEAD_S
         self.measured = False
         self.spent = 0.0
@@ -280,24 +289,12 @@ class _Budget:
             self.overhead = (self.overhead + overhead) / 2
 
 
-def _device_facts(device: str) -> tuple[str, tuple[int, int] | None]:
-    import torch
-
-    if device == "cuda":
-        return torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0)
-    return "cpu (solbench.cuda_host)", None
-
-
 def _build(plan: backends.BuildPlan, opts: CheckOptions) -> tuple[bool, str, float]:
     """Build in a child process under the time limit; (ok, log, seconds). Cached builds skip."""
     if plan.marker.exists():
         return True, "cached build", 0.0
-    limit = opts.build_timeout_s or (backends.BUILD_TIMEOUT_S if plan.backend == "cuda"
-                                     else backends.CPU_BUILD_TIMEOUT_S)
-    job = {"mode": "build", "bundle_dir": str(opts.bundle_dir),
-           "problem_dir": str(opts.problem_dir) if opts.problem_dir else None,
-           "plan": plan.to_json()}
-    out = run_worker(job, limit)
+    limit = opts.build_timeout_s or plan.backend.build_timeout_s
+    out = run_worker(WorkerJob.build(plan, opts.bundle_dir, opts.problem_dir), limit)
     if out.kind == "timeout":
         return False, f"build exceeded the {limit:.0f} s limit\n{out.output}", out.wall_seconds
     if out.kind == "crash" or out.result is None:
@@ -310,13 +307,11 @@ def run_check(opts: CheckOptions, progress: Progress | None = None) -> CheckRepo
     bundle = load_bundle(opts.bundle_dir, opts.problem_dir)  # BundleError: exit code 2
     if opts.rounds < 1:
         raise CheckError("--rounds must be at least 1")
-    device = resolve_device(opts.device)
-    backend = "cuda" if device == "cuda" else "cpu"
-    device_name, capability = _device_facts(device)
+    backend = resolve_backend(opts.device)
+    device_name, capability = backend.device_facts()
     plan = backends.plan_build(bundle.solution, backend, opts.cache_dir, device_name, capability)
     env = environment(device_name, backend)
-    env["hardware"] = (backends.select_hardware(bundle.solution.target_hardware, device_name)
-                       if backend == "cuda" else "CPU")
+    env["hardware"] = backend.hardware(bundle.solution.target_hardware, device_name)
     report = CheckReport(bundle.definition.name, bundle.solution.name, device_name, backend)
 
     sizes = [workload_elements(bundle.definition, w) for w in bundle.workloads]
@@ -343,7 +338,7 @@ def run_check(opts: CheckOptions, progress: Progress | None = None) -> CheckRepo
                 progress(done, len(order), w.uuid, "SKIPPED")
             continue
         else:
-            res, wall = _run_one(bundle, i, plan, device, opts)
+            res, wall = _run_one(bundle, i, plan, opts)
             budget.record(sizes[i], wall, res.compute_seconds)
         ev = Evaluation(res.status, res.log, res.correctness, res.performance, dict(env))
         report.traces.append(make_trace(bundle.definition.name, bundle.solution.name, w, ev))
@@ -356,16 +351,14 @@ def run_check(opts: CheckOptions, progress: Progress | None = None) -> CheckRepo
     return report
 
 
-def _run_one(bundle: Bundle, index: int, plan: backends.BuildPlan, device: str,
+def _run_one(bundle: Bundle, index: int, plan: backends.BuildPlan,
              opts: CheckOptions) -> tuple[WorkloadResult, float]:
     t0 = time.monotonic()
     if not opts.isolate:
-        res = evaluate_workload(bundle, index, plan, device, opts.rounds, opts.timing)
+        res = evaluate_workload(bundle, index, plan, opts.rounds, opts.timing)
         return res, time.monotonic() - t0
-    job = {"mode": "eval", "bundle_dir": str(bundle.bundle_dir),
-           "problem_dir": str(bundle.problem_dir), "workload_index": index,
-           "plan": plan.to_json(), "device": device, "rounds": opts.rounds,
-           "timing": opts.timing}
+    job = WorkerJob.evaluate(plan, bundle.bundle_dir, bundle.problem_dir, index, opts.rounds,
+                             opts.timing)
     out = run_worker(job, opts.timeout_s)
     if out.kind == "timeout":
         return WorkloadResult(Status.TIMEOUT.value, f"{out.describe()}\n{out.output}"), out.wall_seconds

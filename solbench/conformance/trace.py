@@ -9,9 +9,12 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .problem import Workload
+
+if TYPE_CHECKING:
+    from .backends import Backend
 
 
 @dataclass
@@ -50,8 +53,8 @@ def _json_float(v: float) -> float | str:
     return v
 
 
-def environment(device: str, backend: str) -> dict[str, Any]:
-    env: dict[str, Any] = {"device": device, "backend": backend,
+def environment(device: str, backend: Backend) -> dict[str, Any]:
+    env: dict[str, Any] = {"device": device, "backend": backend.value,
                            "python": sys.version.split()[0], "platform": platform.platform()}
     try:
         import torch

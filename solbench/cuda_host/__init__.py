@@ -58,13 +58,21 @@ def engine_header() -> str:
     return str(_INCLUDE_DIR / "solbench_cuda_host.h")
 
 
-def cpu_cflags(source_dirs: Iterable[str] = ()) -> list[str]:
-    """The compiler flags that make CUDA sources build as host C++ against torch's CPU build.
+def _engine_flags() -> list[str]:
+    """Flags every CPU build adds after torch's; the precompiled prelude is built with them.
 
     -fno-strict-aliasing: kernels pun between uint4, bf16 pairs and scalars as nvcc permits.
     """
-    flags = ["-O2", "-std=c++20", "-fno-strict-aliasing", "-include", engine_header(),
-             "-I", include_dir()]
+    return ["-O2", "-std=c++20", "-fno-strict-aliasing", "-I", include_dir()]
+
+
+def cpu_cflags(source_dirs: Iterable[str] = (), prelude: str | None = None) -> list[str]:
+    """The compiler flags that make CUDA sources build as host C++ against torch's CPU build.
+
+    prelude: a header to force-include in place of the engine header (solbench.cuda_host.
+    prelude: the engine header and torch/extension.h, precompiled).
+    """
+    flags = _engine_flags() + ["-include", prelude or engine_header()]
     for d in source_dirs:
         flags += ["-I", str(d)]
     return flags
@@ -91,7 +99,9 @@ def load_cpu_extension(name: str, sources: list[str], build_directory: str,
 
     Each source is copied byte-identical into ``build_directory`` as a ``.cpp`` file and built
     with ``torch.utils.cpp_extension.load``; headers next to the originals stay reachable through
-    ``-I <their directory>``. The module's functions take CPU tensors.
+    ``-I <their directory>``. The engine header and torch/extension.h come in first, from a
+    precompiled header where g++ can use one (solbench.cuda_host.prelude). The module's
+    functions take CPU tensors.
     """
     from torch.utils import cpp_extension
 
@@ -103,7 +113,10 @@ def load_cpu_extension(name: str, sources: list[str], build_directory: str,
             raise ValueError(f"{src}: not a compilable source (expected one of {_SOURCE_SUFFIXES})")
     staged = [_stage(src, build_dir) for src in originals]
     source_dirs = list(dict.fromkeys(str(src.parent) for src in originals))
-    flags = cpu_cflags(source_dirs) + list(extra_cflags)
+    from .prelude import prelude_header
+
+    flags = cpu_cflags(source_dirs, prelude_header(_engine_flags(), engine_digest()))
+    flags += list(extra_cflags)
     try:
         return cpp_extension.load(name=name, sources=staged, extra_cflags=flags,
                                   build_directory=str(build_dir), with_cuda=False,

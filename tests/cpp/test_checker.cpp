@@ -13,7 +13,7 @@ using namespace solbench;
 
 namespace {
 
-const std::string kCorpus = SOLBENCH_SOURCE_DIR "/../shared/corpus/";
+const std::string kCorpus = SOLBENCH_SOURCE_DIR "/tests/corpus/";
 
 std::vector<Diagnostic> check_text(const std::string& text) {
     SourceFile file("t.lg", text);

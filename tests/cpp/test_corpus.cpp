@@ -19,16 +19,18 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
 
+// The external corpus gives no cases when it is absent (see SharedCorpus.Present).
 std::vector<Case> cases(const std::string& dir, const char* section) {
     std::vector<Case> out;
+    if (dir == solbench::testing::shared_corpus() && !solbench::testing::shared_corpus_present())
+        return out;
     auto manifest = load_json(dir + "/manifest.json");
     for (auto& [file, expect] : manifest[section].items()) out.push_back({dir, file, expect});
     return out;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-    std::string n = (info.param.dir.find("shared") != std::string::npos ? "shared_" : "own_") +
-                    info.param.file;
+    std::string n = solbench::testing::corpus_label(info.param.dir) + info.param.file;
     for (char& c : n)
         if (!isalnum(static_cast<unsigned char>(c))) c = '_';
     return n;
@@ -95,6 +97,21 @@ TEST_P(Refuse, RefusedAtTheRightLine) {
     EXPECT_NE(std::find(lines.begin(), lines.end(), r["line"].get<int>()), lines.end()) << r.dump();
 }
 
+// The external suite runs when ../shared/corpus is beside the checkout; this
+// test says so either way (skipped, with the reason, in a clone on its own).
+TEST(SharedCorpus, Present) {
+    if (!solbench::testing::shared_corpus_present())
+        GTEST_SKIP() << solbench::testing::shared_corpus()
+                     << " is not there: the external corpus suite (Shared/*) is skipped";
+    EXPECT_FALSE(cases(solbench::testing::shared_corpus(), "accept").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Base, Accept,
+                         ::testing::ValuesIn(cases(solbench::testing::base_corpus(), "accept")),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Base, Refuse,
+                         ::testing::ValuesIn(cases(solbench::testing::base_corpus(), "refuse")),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(Shared, Accept,
                          ::testing::ValuesIn(cases(solbench::testing::shared_corpus(), "accept")),
                          case_name);

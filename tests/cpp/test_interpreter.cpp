@@ -19,7 +19,7 @@ namespace {
 using Mat = std::vector<std::vector<double>>;
 using Vec = std::vector<double>;
 
-const std::string kCorpus = SOLBENCH_SOURCE_DIR "/../shared/corpus/";
+const std::string kCorpus = SOLBENCH_SOURCE_DIR "/tests/corpus/";
 
 ast::Program parse_text(const std::string& text, const std::string& path = "t.lg") {
     SourceFile file(path, text);

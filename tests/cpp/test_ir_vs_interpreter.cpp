@@ -24,7 +24,7 @@ void PrintTo(const OpFile& f, std::ostream* os) { *os << f.path; }
 
 std::vector<OpFile> accepted() {
     std::vector<OpFile> out;
-    for (const std::string& dir : {solbench::testing::shared_corpus(), solbench::testing::own_corpus()}) {
+    for (const std::string& dir : solbench::testing::corpora()) {
         nlohmann::json manifest = load_json(dir + "/manifest.json");
         for (auto& [file, _] : manifest["accept"].items()) out.push_back({dir + "/" + file});
     }
@@ -124,8 +124,8 @@ TEST_P(Agreement, IrEvaluatorMatchesInterpreter) {
 
 TEST(AgreementCheck, DetectsADifferentOp) {
     // The comparison has teeth: rmsnorm's IR against softmax's interpreter run differs.
-    Compiled rms = compile_file(solbench::testing::shared_corpus() + "/accept/softmax.lg");
-    Compiled lsm = compile_file(solbench::testing::shared_corpus() + "/accept/log_softmax.lg");
+    Compiled rms = compile_file(solbench::testing::base_corpus() + "/accept/softmax.lg");
+    Compiled lsm = compile_file(solbench::testing::base_corpus() + "/accept/log_softmax.lg");
     const auto& a = std::get<OpDescription>(rms.result);
     const auto& b = std::get<OpDescription>(lsm.result);
     nlohmann::json in = {{"input", {{1.0, 2.0, 3.0}}}, {"logits", {{1.0, 2.0, 3.0}}}};
@@ -135,7 +135,7 @@ TEST(AgreementCheck, DetectsADifferentOp) {
 INSTANTIATE_TEST_SUITE_P(Corpora, Agreement, ::testing::ValuesIn(accepted()),
                          [](const ::testing::TestParamInfo<OpFile>& p) {
                              std::string n = p.param.path.substr(p.param.path.find_last_of('/') + 1);
-                             n = (p.param.path.find("/shared/") != std::string::npos ? "shared_" : "own_") + n;
+                             n = solbench::testing::corpus_label(p.param.path) + n;
                              for (char& ch : n)
                                  if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              return n;

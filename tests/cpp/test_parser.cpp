@@ -15,7 +15,7 @@ using namespace solbench::ast;
 namespace {
 
 std::string corpus(const std::string& rel) {
-    std::ifstream in(std::string(SOLBENCH_SOURCE_DIR "/../shared/corpus/") + rel, std::ios::binary);
+    std::ifstream in(std::string(SOLBENCH_SOURCE_DIR "/tests/corpus/") + rel, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();

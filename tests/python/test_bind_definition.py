@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-OP = ROOT.parent / "shared" / "corpus" / "accept" / "rmsnorm.lg"
+OP = ROOT / "examples" / "rmsnorm.lg"
 PROBLEM = Path(__file__).parent / "problems" / "rmsnorm_h4096"
 
 

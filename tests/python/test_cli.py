@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "corpus"
+SHARED = ROOT / "tests" / "corpus"  # the project's copy of the base corpus
 
 
 def solgen(*args: str, **kw) -> subprocess.CompletedProcess:
@@ -106,3 +106,22 @@ def test_binding_refusal_raises_with_position() -> None:
     core = pytest.importorskip("solbench._core", reason="the extension is built by scripts/build")
     with pytest.raises(ValueError, match=r"cumsum\.lg:\d+:\d+: error: refused \(scan\)"):
         core.evaluate_ir(str(SHARED / "refuse" / "cumsum.lg"), {})
+
+
+def test_binding_generate_takes_typed_options(tmp_path: Path) -> None:
+    core = pytest.importorskip("solbench._core", reason="the extension is built by scripts/build")
+    op = str(ROOT / "examples" / "rmsnorm.lg")
+    defaults = core.GenerateOptions()
+    assert (defaults.targets, defaults.author, defaults.force) == (["B200"], "solgen", False)
+    assert defaults.destination_passing and not defaults.return_style
+    core.generate(op, str(tmp_path / "plain"))  # the README's call: the defaults
+    opts = core.GenerateOptions(author="x", name="typed", return_style=True, force=True)
+    assert not opts.destination_passing
+    core.generate(op, str(tmp_path / "typed"), opts)
+    sol = json.loads((tmp_path / "typed" / "solution.json").read_text())
+    assert (sol["author"], sol["name"]) == ("x", "typed")
+    assert sol["spec"]["destination_passing_style"] is False
+    with pytest.raises(TypeError):
+        core.GenerateOptions("x")  # keywords only: no silent reordering
+    with pytest.raises(ValueError, match="nope"):
+        core.generate(op, str(tmp_path / "none"), core.GenerateOptions(op="nope"))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 from solbench import compile_check as cc
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus" / "accept"
+EXAMPLES = REPO / "examples"
 
 PTXAS = """\
 ptxas info    : 0 bytes gmem
@@ -35,7 +37,7 @@ def test_parse_ptxas_per_kernel_and_arch():
         (40, 0, 0, 32)
     second = kernels[("_Z6kernelILi256ELi1ELi0EEvPKf", "sm_100a")]
     assert (second.registers, second.spill_stores, second.spill_loads) == (255, 8, 12)
-    result = cc.SourceResult(source="kernel.cu", ok=True, returncode=0, command=[],
+    result = cc.SourceResult(source="kernel.cu", ok=True, returncode=0, commands=[],
                              kernels=list(kernels.values()))
     assert any("spills" in p for p in cc.failures([result]))
 
@@ -88,7 +90,7 @@ def compiled_rmsnorm(tmp_path_factory):
         pytest.skip("no solgen binary built (set SOLBENCH_SOLGEN)")
     tmp = tmp_path_factory.mktemp("cc")
     bundle = tmp / "rmsnorm"
-    proc = subprocess.run([str(solgen), str(CORPUS / "rmsnorm.lg"), "--out",
+    proc = subprocess.run([str(solgen), str(EXAMPLES / "rmsnorm.lg"), "--out",
                            str(bundle)], capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         pytest.skip(f"solgen cannot generate rmsnorm yet: {proc.stderr.strip()[:200]}")
@@ -99,11 +101,34 @@ def compiled_rmsnorm(tmp_path_factory):
             [os.environ.get("PYTHON", "python3"), "-m", "solbench.compile_check", str(bundle),
              "--arch", "sm_90", "--ptx", str(ptx), "--json"],
             stdout=f, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=1800).returncode
-    return rc, json.loads(report.read_text()), ptx
+    return rc, json.loads(report.read_text()), ptx, bundle
+
+
+def test_device_only_mode_runs_one_cubin_per_arch(tmp_path):
+    cmd = cc.nvcc_command("nvcc", tmp_path / "kernel.cu", tmp_path, tmp_path / "k.sm_90.cubin",
+                          ["-O3"], ["sm_90"], None, cc.Mode.DEVICE)
+    assert "-cubin" in cmd and "-c" not in cmd
+    assert [f for f in cmd if f.startswith("-gencode")] == ["-gencode=arch=compute_90,code=sm_90"]
+
+
+def test_device_only_compile_reports_what_the_full_compile_reports(compiled_rmsnorm, tmp_path):
+    """The tests check every bundle with --device-only; it must see what the harness's build sees."""
+    _, full, full_ptx, bundle = compiled_rmsnorm
+    ptx = tmp_path / "ptx"
+    device = cc.check_bundle(bundle, ["sm_90"], ptx_dir=ptx, mode=cc.Mode.DEVICE)
+    # Names differ only in the anonymous namespace's per-compilation hash.
+    anon = lambda text: re.sub(r"_GLOBAL__N__[0-9a-f]+_", "_GLOBAL__N__", text)
+    usage = lambda kernels: sorted((anon(k["kernel"]), k["arch"], k["registers"],
+                                    k["spill_stores"], k["spill_loads"], k["shared_bytes"])
+                                   for k in kernels)
+    assert usage(asdict(k) for k in device[0].kernels) == usage(full["sources"][0]["kernels"])
+    assert device[0].warnings == full["sources"][0]["warnings"]
+    assert anon((ptx / "kernel.sm_90.ptx").read_text()) == \
+        anon((full_ptx / "kernel.sm_90.ptx").read_text())
 
 
 def test_generated_kernel_compiles_without_warnings_or_spills(compiled_rmsnorm):
-    rc, report, _ = compiled_rmsnorm
+    rc, report, _, _ = compiled_rmsnorm
     assert rc == 0, report["problems"]
     assert report["ok"]
     kernels = report["sources"][0]["kernels"]
@@ -113,7 +138,7 @@ def test_generated_kernel_compiles_without_warnings_or_spills(compiled_rmsnorm):
 
 
 def test_generated_kernel_uses_16_byte_loads(compiled_rmsnorm):
-    _, _, ptx = compiled_rmsnorm
+    _, _, ptx, _ = compiled_rmsnorm
     text = "".join(p.read_text() for p in ptx.glob("*.ptx"))
     assert text, "no PTX written"
     assert "ld.global.nc.v4" in text or "ld.global.v4" in text

@@ -298,3 +298,34 @@ def test_oversized_shared_memory_is_a_launch_error(probes):
         probes.too_much_smem(out)
     # The error was consumed by cudaGetLastError: the next launch is clean.
     probes.smem_fill(out, 32, 128)
+
+
+# --- the precompiled prelude ----------------------------------------------------------------------
+
+
+def test_prelude_is_precompiled_and_used_by_a_build(tmp_path: Path) -> None:
+    """A CPU build takes torch/extension.h from the .gch: g++ -H marks a used PCH with '!'."""
+    import subprocess
+
+    from solbench.cuda_host import prelude
+
+    header = prelude.prelude_header(ch._engine_flags(), ch.engine_digest())
+    if header is None:
+        pytest.skip("no precompiled header with this compiler (not GCC)")
+    assert Path(header + ".gch").stat().st_size > 0
+    src = tmp_path / "k.cpp"
+    src.write_text("#include <torch/extension.h>\nint f() { return at::kFloat == at::kFloat; }\n")
+    cmd = [prelude.compiler(), *prelude.torch_cflags(), "-DTORCH_EXTENSION_NAME=any_name",
+           *ch.cpu_cflags([str(tmp_path)], header), "-Winvalid-pch", "-Werror=invalid-pch", "-H",
+           "-fsyntax-only", str(src)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"! {header}.gch" in done.stderr.splitlines()[0], done.stderr[:500]
+
+
+def test_prelude_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from solbench.cuda_host import prelude
+
+    monkeypatch.setenv("SOLBENCH_NO_PCH", "1")
+    assert prelude.prelude_header(ch._engine_flags(), ch.engine_digest()) is None
+    assert ch.engine_header() in ch.cpu_cflags([], None)

@@ -17,7 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus" / "accept"
+CORPUS = REPO / "tests" / "corpus" / "accept"
 
 
 def _solgen() -> Path | None:

@@ -12,8 +12,9 @@ import torch
 
 from conftest import cuda_host_missing_reason
 from solbench.conformance import backends, runner
+from solbench.conformance.backends import Backend
 from solbench.conformance.cli import main as cli_main
-from solbench.conformance.isolation import run_command
+from solbench.conformance.isolation import JobMode, WorkerJob, run_command
 from solbench.conformance.problem import load_bundle
 from solbench.conformance.trace import Correctness, Evaluation, make_trace, write_traces
 
@@ -40,14 +41,39 @@ def test_plan_is_content_addressed(tmp_path: Path, scale_bundle: Path, bundles_d
     monkeypatch.setenv("SOLBENCH_CACHE", str(tmp_path))
     good = load_bundle(scale_bundle).solution
     wrong = load_bundle(bundles_dir / "scale_wrong", scale_bundle).solution
-    p1, p2 = backends.plan_build(good, "cpu"), backends.plan_build(good, "cpu")
+    p1, p2 = backends.plan_build(good, Backend.CPU), backends.plan_build(good, Backend.CPU)
     assert p1.name == p2.name and p1.name.startswith("benchmark_kernel_")
-    assert Path(p1.build_dir).parent.parent == tmp_path
-    assert backends.plan_build(wrong, "cpu").name != p1.name
-    gpu = backends.plan_build(good, "cuda", tmp_path, "NVIDIA H200", (9, 0))
+    assert Path(p1.build_dir).parent == tmp_path / "cpu"  # the cache layout: <cache>/cpu/<name>
+    assert backends.plan_build(wrong, Backend.CPU).name != p1.name
+    gpu = backends.plan_build(good, Backend.CUDA, tmp_path, "NVIDIA H200", (9, 0))
     assert gpu.name != p1.name and gpu.cuda_cflags[0].endswith("code=sm_90")
+    assert Path(gpu.build_dir).parent == tmp_path / "cuda"
     assert gpu.ldflags == ["-lcuda"] and p1.ldflags == []
+    assert gpu.to_json()["backend"] == "cuda"
     assert backends.BuildPlan.from_json(json.loads(json.dumps(gpu.to_json()))) == gpu
+
+
+def test_backend_names_and_policy() -> None:
+    assert Backend.parse("cpu") is Backend.CPU and Backend.parse("cuda") is Backend.CUDA
+    with pytest.raises(ValueError, match="cpu or cuda"):
+        Backend.parse("tpu")
+    assert Backend.CUDA.build_timeout_s == backends.BUILD_TIMEOUT_S
+    assert Backend.CPU.build_timeout_s == backends.CPU_BUILD_TIMEOUT_S
+    assert Backend.CPU.hardware(["B200", "LOCAL"], "cpu") == "CPU"
+    assert Backend.CUDA.hardware(["B200", "LOCAL"], "NVIDIA H200") == "LOCAL"
+    assert runner.parse_device("auto") is None and runner.parse_device("cpu") is Backend.CPU
+    with pytest.raises(runner.CheckError, match="auto, cpu or cuda"):
+        runner.parse_device("tpu")
+
+
+def test_worker_job_round_trips(tmp_path: Path, scale_bundle: Path) -> None:
+    plan = backends.plan_build(load_bundle(scale_bundle).solution, Backend.CPU, tmp_path)
+    build = WorkerJob.build(plan, scale_bundle, None)
+    ev = WorkerJob.evaluate(plan, scale_bundle, scale_bundle, 2, 10, True)
+    for job in (build, ev):
+        assert WorkerJob.from_json(json.loads(json.dumps(job.to_json()))) == job
+    assert build.mode is JobMode.BUILD and build.to_json()["mode"] == "build"
+    assert ev.mode is JobMode.EVAL and ev.to_json()["plan"]["backend"] == "cpu"
 
 
 def test_stage_sources_keeps_layout_and_compiles_top_level(tmp_path: Path,
@@ -127,8 +153,8 @@ def _eval(bundle_dir: Path, fn: Any, index: int = 0, rounds: int = 10, dps: bool
     b.solution.destination_passing_style = dps
     if reference is not None:
         b.definition.reference = reference
-    plan = backends.plan_build(b.solution, "cpu", Path("/nonexistent"))
-    return runner.evaluate_workload(b, index, plan, "cpu", rounds, module=FakeModule(fn))
+    plan = backends.plan_build(b.solution, Backend.CPU, Path("/nonexistent"))
+    return runner.evaluate_workload(b, index, plan, rounds, module=FakeModule(fn))
 
 
 def test_in_process_statuses(scale_bundle: Path) -> None:
@@ -178,16 +204,16 @@ def test_run_check_orders_limits_and_budgets(scale_bundle: Path, tmp_path: Path,
     monkeypatch.setattr(backends, "load_built",
                         lambda plan: FakeModule(lambda x, s, y: y.copy_(x * s)))
     monkeypatch.setattr(backends, "cpu_backend_available", lambda: True)
-    opts = runner.CheckOptions(scale_bundle, device="cpu", isolate=False, rounds=2,
+    opts = runner.CheckOptions(scale_bundle, device=Backend.CPU, isolate=False, rounds=2,
                                cache_dir=tmp_path)
     rep = runner.run_check(opts)
     assert [r.axes["rows"] for r in rep.rows] == [1, 3, 9]  # smallest first
     assert rep.ok and len(rep.traces) == 3
-    assert runner.run_check(runner.CheckOptions(scale_bundle, device="cpu", isolate=False,
+    assert runner.run_check(runner.CheckOptions(scale_bundle, device=Backend.CPU, isolate=False,
                                                 workloads=1, cache_dir=tmp_path)).rows[0].axes == {
         "rows": 1}
     # a budget too small for anything: all skipped, nothing ran, so not ok
-    tiny = runner.run_check(runner.CheckOptions(scale_bundle, device="cpu", isolate=False,
+    tiny = runner.run_check(runner.CheckOptions(scale_bundle, device=Backend.CPU, isolate=False,
                                                 max_seconds=0.001, cache_dir=tmp_path))
     assert [r.status for r in tiny.rows] == ["SKIPPED"] * 3 and not tiny.ok
     assert tiny.traces == [] and len(tiny.skipped) == 3
@@ -198,12 +224,12 @@ def test_run_check_orders_limits_and_budgets(scale_bundle: Path, tmp_path: Path,
 
 
 def test_budget_extrapolates_from_measurements() -> None:
-    b = runner._Budget(100.0, "cpu", rounds=10)
+    b = runner._Budget(100.0, Backend.CPU, rounds=10)
     b.record(elements=1000, wall=3.0, compute=1.0)  # 1e-4 s per element-round, 2 s overhead
     assert b.predict(1000) == pytest.approx(3.0)
     assert b.allows(90_000)  # 3 + 2 + 90 = 95 <= 100
     assert not b.allows(100_000)  # 3 + 2 + 100 > 100
-    assert runner._Budget(None, "cpu", 10).allows(10**12)
+    assert runner._Budget(None, Backend.CPU, 10).allows(10**12)
 
 
 # --- the CLI --------------------------------------------------------------------------------------

@@ -11,10 +11,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 
 namespace solbench::cli {
@@ -40,7 +43,9 @@ std::optional<std::string> read_text(const std::string& path) {
 std::optional<Compiled> load(const std::string& path, const std::string& op_name) {
     auto text = read_text(path);
     if (!text) {
-        std::cerr << path << ": error: cannot read the file (not a readable regular file of at most 64 MiB)\n";
+        std::cerr
+            << path
+            << ": error: cannot read the file (not a readable regular file of at most 64 MiB)\n";
         return std::nullopt;
     }
     return compile_text(path, std::move(*text), op_name);
@@ -63,12 +68,14 @@ std::optional<int> parse_args(CLI::App& app, int argc, char** argv) {
 
 int report_failure(const Compiled& c) {
     if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
-        for (const Diagnostic& d : errs->errors) std::cerr << render(*c.source, d);
+        for (const Diagnostic& d : errs->errors)
+            std::cerr << render(*c.source, d);
         std::cerr << errs->errors.size() << (errs->errors.size() == 1 ? " error" : " errors")
                   << " in " << c.source->path() << "\n";
     } else if (const auto* r = std::get_if<Refusal>(&c.result)) {
-        std::cerr << render(*c.source, Diagnostic{r->pos, "refused (" + std::string(to_string(r->rule)) +
-                                                              "): " + r->message});
+        std::cerr << render(
+            *c.source,
+            Diagnostic{r->pos, "refused (" + std::string(to_string(r->rule)) + "): " + r->message});
         std::cerr << "note: " << describe(r->rule)
                   << " is outside solgen's op families; no code was emitted\n";
     }
@@ -100,7 +107,8 @@ int cmd_run(int argc, char** argv) {
     CLI::App app{"Run an op with the LOGOS interpreter (the semantic oracle)", "solgen run"};
     std::string path, inputs_path, op_name;
     app.add_option("op", path, "the .lg file")->required();
-    app.add_option("--inputs", inputs_path, "a JSON object of inputs by parameter name")->required();
+    app.add_option("--inputs", inputs_path, "a JSON object of inputs by parameter name")
+        ->required();
     app.add_option("--op", op_name, "the `## To` block to run (default: the last)");
     if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
@@ -125,15 +133,34 @@ int cmd_run(int argc, char** argv) {
     }
 }
 
-// check and bench live in the Python package (they need torch).
+// Where `solgen check|bench|compile` runs: the Python beside this executable
+// (a venv's bin/, where pip installed both), else $SOLBENCH_PYTHON, else python3.
+std::string python_interpreter() {
+    if (const char* env = std::getenv("SOLBENCH_PYTHON"); env && *env) return env;
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        auto sibling = self.parent_path() / "python3";
+        if (std::filesystem::exists(sibling, ec)) return sibling.string();
+    }
+    return "python3";
+}
+
+// The Python commands run as `python -m solbench CMD ...`, which looks CMD up
+// in the same table (python_module) and calls that module's main().
 int cmd_python(const std::string& sub, int argc, char** argv) {
-    std::vector<std::string> args = {"python3", "-m", "solbench", sub};
-    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    std::string python = python_interpreter();
+    std::vector<std::string> args = {python, "-m", "solbench", sub};
+    for (int i = 1; i < argc; ++i)
+        args.emplace_back(argv[i]);
     std::vector<char*> cargs;
-    for (auto& a : args) cargs.push_back(a.data());
+    for (auto& a : args)
+        cargs.push_back(a.data());
     cargs.push_back(nullptr);
-    execvp("python3", cargs.data());
-    std::cerr << "solgen " << sub << ": cannot start python3 (pip install . installs solbench)\n";
+    std::cout.flush();
+    execvp(python.c_str(), cargs.data());
+    std::cerr << "solgen " << sub << ": cannot start " << python
+              << " (pip install . installs solbench; SOLBENCH_PYTHON names another interpreter)\n";
     return kUsage;
 }
 
@@ -179,15 +206,41 @@ int cmd_generate(int argc, char** argv) {
     return generate(*d, opts, std::cout, std::cerr);
 }
 
+// The one table of solgen's commands. Native ones run in this process; the
+// others are Python modules (they need torch), reached through python_module.
+struct Command {
+    std::string_view name;
+    int (*native)(int argc, char** argv); // nullptr: a Python command
+    std::string_view python_module;
+};
+
+constexpr Command kCommands[] = {
+    {"explain", cmd_explain, ""},
+    {"run", cmd_run, ""},
+    {"check", nullptr, "solbench.conformance.cli"},
+    {"compile", nullptr, "solbench.compile_check"},
+    {"bench", nullptr, "solbench.bench"},
+};
+
+const Command* find_command(std::string_view name) {
+    for (const Command& c : kCommands)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
 } // namespace
 
+std::optional<std::string> python_module(std::string_view command) {
+    const Command* c = find_command(command);
+    if (!c || c->native) return std::nullopt;
+    return std::string(c->python_module);
+}
+
 int run(int argc, char** argv) {
-    std::string first = argc > 1 ? argv[1] : "";
-    if (first == "explain") return cmd_explain(argc - 1, argv + 1);
-    if (first == "run") return cmd_run(argc - 1, argv + 1);
-    if (first == "check" || first == "bench" || first == "compile")
-        return cmd_python(first, argc - 1, argv + 1);
-    return cmd_generate(argc, argv);
+    const Command* c = argc > 1 ? find_command(argv[1]) : nullptr;
+    if (!c) return cmd_generate(argc, argv); // `solgen OP.lg --out DIR`, --help, --version
+    if (c->native) return c->native(argc - 1, argv + 1);
+    return cmd_python(std::string(c->name), argc - 1, argv + 1);
 }
 
 } // namespace solbench::cli

@@ -3,6 +3,7 @@
 
 #include "codegen/expr_printer.h"
 #include "codegen/templater.h"
+#include "version.h"
 
 #include <algorithm>
 #include <functional>
@@ -1057,7 +1058,7 @@ std::variant<std::string, EmitError> Emitter::run() {
     ctx["scratch_per_warp"] = online_ ? "2" : "1";
     ctx["op_name"] = ir_.name;
     ctx["family"] = to_string(op_.family);
-    ctx["version"] = kSolgenVersion;
+    ctx["version"] = kVersion;
     ctx["source_file"] = options_.source_file.empty() ? "an unnamed source" : options_.source_file;
     json desc = json::array();
     for (const auto& l : split_lines(ir_.description))

@@ -14,7 +14,6 @@
 
 namespace solbench::codegen {
 
-inline constexpr const char* kSolgenVersion = "0.1.0";
 
 struct KernelOptions {
     bool destination_passing = true; // run(inputs..., outputs...) vs returning the outputs
