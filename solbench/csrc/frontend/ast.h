@@ -3,7 +3,7 @@
 // Plain value types: a node is a struct, a choice of nodes is a std::variant,
 // children are owned through std::unique_ptr / std::vector. Every expression
 // and statement carries the SourcePos of its first token so any stage can
-// point at it. The grammar this mirrors is ../shared/docs/logos-ops.md.
+// point at it. The grammar this mirrors is docs/logos-language.md.
 #pragma once
 
 #include "frontend/source.h"
