@@ -19,6 +19,9 @@ so the same registers, spills, warnings and SASS, without the host compiler's
 pass over torch's headers (about half of the time). The tests check every bundle
 this way and keep one full compile.
 
+Successful nvcc runs are cached by content (solbench.nvcc_cache): a rerun on the same
+sources, flags and nvcc replays the report without compiling.
+
 With --ptx (or ``ptx_dir``) the sm_90 PTX and cubin of each source are kept:
 solbench.load_parallelism reads the cubin's SASS.
 """
@@ -31,12 +34,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from solbench import nvcc_cache
 
 COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
@@ -68,6 +72,7 @@ class SourceResult:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     kernels: list[KernelUsage] = field(default_factory=list)
+    from_cache: bool = False  # every nvcc run of it was replayed (solbench.nvcc_cache)
 
 
 def torch_nvcc_flags() -> tuple[list[str], list[str]]:
@@ -219,23 +224,27 @@ def check_bundle(bundle: Path, archs: list[str], ptx_dir: Path | None = None,
                 keep.mkdir()
             # FULL: one command for every arch; DEVICE: one per arch.
             runs = [archs] if mode is Mode.FULL else [[a] for a in archs]
-            commands, output, rc = [], "", 0
+            commands, output, rc, replayed = [], "", 0, True
             for run_archs in runs:
-                suffix = ".o" if mode is Mode.FULL else f".{run_archs[0]}.cubin"
                 run_keep = keep if keep is None or mode is Mode.FULL else keep / run_archs[0]
                 if run_keep:
                     run_keep.mkdir(exist_ok=True)
-                cmd = nvcc_command(nvcc, source, staging, Path(tmp) / (source.stem + suffix),
-                                   cuda_cflags, run_archs, run_keep, mode)
-                proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+                if mode is Mode.FULL:
+                    out = Path(tmp) / (source.stem + ".o")
+                else:  # the cubin is the output: kept (and cached) with the PTX
+                    out = (run_keep or Path(tmp)) / f"{source.stem}.{run_archs[0]}.cubin"
+                cmd = nvcc_command(nvcc, source, staging, out, cuda_cflags, run_archs, run_keep,
+                                   mode)
+                done = nvcc_cache.run(cmd, Path(tmp), staging, run_keep)
                 commands.append(cmd)
-                output += proc.stdout + proc.stderr
-                rc = rc or proc.returncode
+                output += done.output
+                rc = rc or done.returncode
+                replayed = replayed and done.cached
             result = SourceResult(source=source.name, ok=rc == 0, returncode=rc,
                                   commands=commands,
                                   warnings=_unique(_own_diagnostics(output, names, "warning")),
                                   errors=_unique(_own_diagnostics(output, names, "error")),
-                                  kernels=parse_ptxas(output))
+                                  kernels=parse_ptxas(output), from_cache=replayed)
             if rc != 0 and not result.errors:
                 result.errors = [l for l in output.splitlines() if "error" in l][:20] or \
                     output.splitlines()[-20:]

@@ -125,19 +125,52 @@ class Definition:
         return [s.name for s in self.outputs]
 
 
+def lax_size(v: Any) -> int | None:
+    """A NonNegativeInt as pydantic's lax mode reads it (4, 4.0, "4", True); None if it is not."""
+    if isinstance(v, bool) or (isinstance(v, int) and v >= 0):
+        return int(v)
+    if isinstance(v, float) and v.is_integer() and v >= 0:
+        return int(v)
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v.strip())
+    return None
+
+
+def _short(v: Any, limit: int = 80) -> str:
+    """A value from the file, quoted and cut to a readable length for a message."""
+    text = repr(v)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def _axis_kind(spec: dict[str, Any]) -> Any:
+    """The harness's axis union has no discriminator and every member a default type:
+    without 'type', an axis with a value is const, one with an expression expr, else var."""
+    if "type" in spec:
+        return spec["type"]
+    return "const" if "value" in spec else "expr" if "expression" in spec else "var"
+
+
+def _optional_text(path: Path, raw: dict[str, Any], key: str, non_empty: bool) -> str | None:
+    """An optional string field: absent or null is None; NonEmptyString fields refuse ""."""
+    v = raw.get(key)
+    if v is None:
+        return None
+    _expect(isinstance(v, str), path, f"'{key}' must be a string or null")
+    if non_empty:
+        _expect(v != "", path, f"'{key}' must not be empty (the harness rejects \"\"; write null)")
+    return v
+
+
 def _load_axes(path: Path, raw: Any) -> dict[str, Axis]:
     _expect(isinstance(raw, dict), path, "'axes' must be an object")
     axes: dict[str, Axis] = {}
     for name, spec in raw.items():
         _expect(isinstance(spec, dict), path, f"axis '{name}' must be an object")
-        kind = spec.get("type")
+        kind = _axis_kind(spec)
         if kind == "const":
-            value = spec.get("value")
-            _expect(
-                isinstance(value, int) and not isinstance(value, bool) and value >= 0,
-                path,
-                f"const axis '{name}' needs a non-negative integer 'value'",
-            )
+            value = lax_size(spec.get("value"))
+            _expect(value is not None, path,
+                    f"const axis '{name}' needs a non-negative integer 'value'")
             axes[name] = Axis(name, "const", value=value)
         elif kind == "var":
             axes[name] = Axis(name, "var")
@@ -151,26 +184,45 @@ def _load_axes(path: Path, raw: Any) -> dict[str, Axis]:
                 raise _fail(path, f"axis '{name}': {e}") from None
             axes[name] = Axis(name, "expr", expression=expr)
         else:
-            raise _fail(path, f"axis '{name}' has unknown type {kind!r} (const, var or expr)")
+            raise _fail(path, f"axis '{_short(name)}' has unknown type {_short(kind)} "
+                        "(const, var or expr)")
     return axes
 
 
 def _load_tensor_specs(path: Path, raw: Any, what: str, axes: dict[str, Axis]) -> list[TensorSpec]:
-    _expect(isinstance(raw, dict) and len(raw) > 0, path, f"'{what}' must be a non-empty object")
+    _expect(isinstance(raw, dict), path, f"'{what}' must be an object")
     specs = []
     for name, spec in raw.items():
         _expect(isinstance(spec, dict), path, f"{what} '{name}' must be an object")
         dtype = spec.get("dtype")
-        _expect(dtype in DTYPES, path, f"{what} '{name}' has unknown dtype {dtype!r}")
-        shape = spec.get("shape")
+        _expect(dtype in DTYPES, path, f"{what} '{_short(name)}' has unknown dtype {_short(dtype)}")
+        _expect("shape" in spec, path, f"{what} '{name}' needs a 'shape' (null for a scalar)")
+        shape = spec["shape"]
         if shape is not None:
-            _expect(isinstance(shape, list) and all(isinstance(a, str) for a in shape), path,
-                    f"{what} '{name}': 'shape' must be a list of axis names or null")
-            for a in shape:
-                _expect(a in axes, path, f"{what} '{name}': shape names undefined axis '{a}'")
+            _expect(isinstance(shape, list) and all(isinstance(a, str) and a for a in shape),
+                    path, f"{what} '{name}': 'shape' must be a list of axis names or null")
+            for a in shape:  # a digit string is a literal size ("1" in [M, "1"])
+                _expect(a.isdigit() or a in axes, path,
+                        f"{what} '{_short(name)}': shape names undefined axis {_short(a)}")
             shape = tuple(shape)
         specs.append(TensorSpec(name, shape, dtype))
     return specs
+
+
+def _check_reference(path: Path, reference: str, inputs: list[str]) -> None:
+    """As the harness's Definition validators: a top-level (non-async) `def run` whose
+    positional parameters are the inputs, in order (outputs are returned, never passed)."""
+    try:
+        module = ast.parse(reference)
+    except SyntaxError as e:
+        raise _fail(path, f"'reference' is not valid Python: {e.msg} (line {e.lineno})") from None
+    runs = [n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "run"]
+    _expect(bool(runs), path, "'reference' defines no top-level run()")
+    args = runs[-1].args
+    params = [a.arg for a in args.posonlyargs + args.args]
+    _expect(params == inputs, path,
+            f"'reference': run({', '.join(params)}) must take the inputs in order: "
+            f"run({', '.join(inputs)})")
 
 
 def load_definition(path: Path) -> Definition:
@@ -190,12 +242,12 @@ def load_definition(path: Path) -> Definition:
     reference = raw.get("reference")
     _expect(isinstance(reference, str) and reference.strip() != "", path,
             "'reference' must be Python source defining run()")
-    entry = raw.get("custom_inputs_entrypoint")
-    _expect(entry is None or isinstance(entry, str), path,
-            "'custom_inputs_entrypoint' must be a string")
-    op_type = raw.get("op_type")
-    return Definition(name, axes, inputs, outputs, reference, entry,
-                      op_type if isinstance(op_type, str) else None, path, raw)
+    _check_reference(path, reference, [s.name for s in inputs])
+    entry = _optional_text(path, raw, "custom_inputs_entrypoint", non_empty=True)
+    op_type = _optional_text(path, raw, "op_type", non_empty=True)
+    _optional_text(path, raw, "hf_id", non_empty=True)
+    _optional_text(path, raw, "description", non_empty=False)
+    return Definition(name, axes, inputs, outputs, reference, entry, op_type, path, raw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,8 +334,8 @@ def resolve_axes(defn: Definition, var_values: dict[str, Any]) -> dict[str, int]
         if axis.kind == "const":
             values[axis.name] = int(axis.value or 0)
         elif axis.kind == "var":
-            v = var_values.get(axis.name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            v = lax_size(var_values.get(axis.name))  # pydantic coerces "3" and 3.0 to 3
+            if v is None:
                 raise ValueError(f"var axis '{axis.name}' needs a non-negative integer value")
             values[axis.name] = v
     pending = [a for a in defn.axes.values() if a.kind == "expr"]
@@ -301,7 +353,10 @@ def resolve_axes(defn: Definition, var_values: dict[str, Any]) -> dict[str, int]
 
 
 def shape_of(spec: TensorSpec, axes: dict[str, int]) -> tuple[int, ...] | None:
-    return None if spec.shape is None else tuple(axes[a] for a in spec.shape)
+    """Sizes of a shape; a digit entry is a literal size, a repeated name the same size twice."""
+    if spec.shape is None:
+        return None
+    return tuple(int(a) if a.isdigit() else axes[a] for a in spec.shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,7 +425,7 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
         for axis in defn.axes.values():
             if axis.kind == "var":
                 v = axes.get(axis.name)
-                _expect(isinstance(v, int) and not isinstance(v, bool) and v >= 0, path,
+                _expect(lax_size(v) is not None, path,  # pydantic coerces "7" and 7.0 to 7
                         f"var axis '{axis.name}' needs a non-negative integer", line)
         known = {spec.name for spec in defn.inputs}
         for name in inputs:

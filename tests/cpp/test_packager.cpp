@@ -1,5 +1,6 @@
 // Schema validation, definition loading and binding, workloads, bundles.
 #include "ir_fixtures.h"
+#include "codegen/kernel_emitter.h"
 #include "package/definition.h"
 #include "package/generate.h"
 #include "package/packager.h"
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 using namespace solbench;
 using namespace solbench::package;
@@ -194,6 +196,84 @@ TEST(Definition, DuplicateKeysAreRefusedWithTheirPointer) {
     parse_ok(kRmsnormDefinition);
 }
 
+// The benchmark's own files: null optional fields, axes without a type, sizes
+// as pydantic's lax mode reads them, and an unknown key, all accepted.
+TEST(Definition, ReadsTheFilesAsThePublishedOnesAreWritten) {
+    const char* published = R"({
+  "name": "rmsnorm_h4096", "description": null, "op_type": null, "hf_id": null,
+  "custom_inputs_entrypoint": null, "constraints": ["hidden_size % 8 == 0"],
+  "axes": {"batch_size": {"description": null}, "hidden_size": {"value": "4096"}},
+  "inputs": {
+    "hidden_states": {"shape": ["batch_size", "hidden_size"], "dtype": "bfloat16", "description": null},
+    "weight": {"shape": ["hidden_size"], "dtype": "bfloat16"}
+  },
+  "outputs": {"out": {"shape": ["batch_size", "4096"], "dtype": "bfloat16"}},
+  "reference": "def run(hidden_states, weight):\n    return hidden_states\n"
+})";
+    Definition def = parse_ok(published);
+    ASSERT_EQ(def.axes.size(), 2u);
+    EXPECT_EQ(def.axes[0].kind, AxisDef::Kind::Var);
+    EXPECT_EQ(def.axes[1].kind, AxisDef::Kind::Const);
+    EXPECT_EQ(def.axes[1].value, 4096);
+    auto r = bind(fixtures::rmsnorm(), def);
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    EXPECT_EQ(std::get<OpDescription>(r).ir.axes[1].value, 4096);
+    // What the harness's models reject stays rejected, with the field named.
+    for (auto [from, to, pointer] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"\"hf_id\": null", "\"hf_id\": \"\"", "/hf_id"},
+             {"\"op_type\": null", "\"op_type\": 7", "/op_type"},
+             {"[\"batch_size\", \"4096\"]", "[\"batch_size\", 4096]", "/outputs/out/shape/1"},
+             {"[\"batch_size\", \"4096\"]", "[\"batch_size\", \"-1\"]", "/outputs/out/shape/1"},
+             {"{\"value\": \"4096\"}", "{\"value\": 4096.5}", "/axes/hidden_size"}}) {
+        auto bad = parse_definition("d.json", replace(published, from, to));
+        ASSERT_TRUE(std::holds_alternative<Errors>(bad)) << to;
+        EXPECT_NE(std::get<Errors>(bad).front().find("d.json:" + pointer), std::string::npos)
+            << std::get<Errors>(bad).front();
+    }
+}
+
+TEST(Definition, LiteralSizesBindAsConstantsAndMustAgree) {
+    auto r = bind(fixtures::rmsnorm(),
+                  parse_ok(replace(kRmsnormDefinition, "\"weight\": {\"shape\": [\"hidden_size\"]",
+                                   "\"weight\": {\"shape\": [\"4096\"]")));
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    EXPECT_EQ(std::get<OpDescription>(r).ir.axes[1].value, 4096);
+    EXPECT_NE(bind_error(replace(kRmsnormDefinition, "\"weight\": {\"shape\": [\"hidden_size\"]",
+                                 "\"weight\": {\"shape\": [\"2048\"]"))
+                  .find("definition.json:/inputs/weight/shape/0: error: the definition's size here "
+                        "is 2048, but the op's axis 'hidden_size' is 4096"),
+              std::string::npos);
+}
+
+// [N, N]: one name for the op's row and column axes. The harness gives both
+// one size; the kernel checks they agree, and workloads name N once.
+TEST(Definition, RepeatedAxisNameMakesTheOpsAxesEqual) {
+    std::string square = replace(
+        replace(replace(kRmsnormDefinition,
+                        "{\"batch_size\": {\"type\": \"var\"}, \"hidden_size\": {\"type\": "
+                        "\"const\", \"value\": 4096}}",
+                        "{\"N\": {\"type\": \"var\"}}"),
+                "\"hidden_states\": {\"shape\": [\"batch_size\", \"hidden_size\"]",
+                "\"hidden_states\": {\"shape\": [\"N\", \"N\"]"),
+        "\"weight\": {\"shape\": [\"hidden_size\"]", "\"weight\": {\"shape\": [\"N\"]");
+    square = replace(square, "\"out\": {\"shape\": [\"batch_size\", \"hidden_size\"]",
+                     "\"out\": {\"shape\": [\"N\", \"N\"]");
+    auto r = bind(fixtures::rmsnorm(), parse_ok(square));
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    const auto& op = std::get<OpDescription>(r);
+    ASSERT_EQ(op.ir.equal_axes.size(), 1u);
+    EXPECT_EQ(op.ir.axes[op.ir.equal_axes[0].first].name, "N");
+    auto kernel = codegen::emit_kernel(op, {});
+    ASSERT_TRUE(std::holds_alternative<std::string>(kernel));
+    EXPECT_NE(std::get<std::string>(kernel).find("must equal N (one axis of the definition)"),
+              std::string::npos);
+    for (const auto& w : make_workloads(op.ir, "square")) {
+        EXPECT_EQ(w["axes"].size(), 1u) << w.dump();
+        EXPECT_TRUE(w["axes"].contains("N")) << w.dump();
+    }
+}
+
 TEST(Definition, BindTakesNamesAndConstants) {
     auto r = bind(fixtures::rmsnorm(), parse_ok(kRmsnormDefinition));
     ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
@@ -255,9 +335,11 @@ TEST(Definition, BindRejectsMismatchesNamingBothSides) {
     // The op fixes an axis the definition leaves variable.
     auto fixed = bind(fixtures::rmsnorm(ir::DType::BFloat16, 2048), parse_ok(kRmsnormDefinition));
     ASSERT_TRUE(std::holds_alternative<Errors>(fixed));
-    EXPECT_NE(
-        std::get<Errors>(fixed).front().find("the op fixes it at 2048, the definition at 4096"),
-        std::string::npos);
+    EXPECT_NE(std::get<Errors>(fixed).front().find(
+                  ":/inputs/hidden_states/shape/1: error: the definition's size here is 4096, but "
+                  "the op's axis 'hidden_size' is 2048"),
+              std::string::npos)
+        << std::get<Errors>(fixed).front();
 }
 
 TEST(Workloads, DeterministicSpreadAndScalars) {

@@ -80,3 +80,27 @@ def test_disagreeing_definition_is_refused(tmp_path: Path, change, words) -> Non
         assert w in p.stderr, (w, p.stderr)
     assert not out.exists()
     assert [x.name for x in tmp_path.iterdir()] == ["definition.json"]  # no temp dir left behind
+
+
+def test_one_axis_name_for_two_axes_is_checked_when_the_kernel_runs(tmp_path: Path) -> None:
+    """[N, N]: the harness gives both dimensions one size; the bound kernel runs on the CPU
+    layer for square inputs and refuses others, naming both axes."""
+    ch = pytest.importorskip("solbench.cuda_host")
+    torch = pytest.importorskip("torch")
+    definition = ROOT / "tests" / "hostile" / "json" / "def_repeated_axis_name.json"
+    out = tmp_path / "b"
+    p = solgen(str(OP), "--definition", str(definition), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    workloads = [json.loads(line) for line in (out / "workload.jsonl").read_text().splitlines()]
+    assert workloads and all(set(w["axes"]) == {"N"} for w in workloads)
+    mod = ch.load_cpu_extension("solbench_square_rmsnorm", [str(out / "kernel.cu")],
+                                str(tmp_path / "build"))
+    x = torch.randn(8, 8).to(torch.bfloat16)
+    w = torch.ones(8, dtype=torch.bfloat16)
+    y = torch.empty(8, 8, dtype=torch.bfloat16)
+    mod.run(x, w, y)
+    ref = (x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-5)).bfloat16()
+    assert torch.allclose(y.float(), ref.float(), atol=2e-2, rtol=2e-2)
+    with pytest.raises(RuntimeError, match="must equal N"):
+        mod.run(torch.zeros(8, 4, dtype=torch.bfloat16), torch.ones(4, dtype=torch.bfloat16),
+                torch.empty(8, 4, dtype=torch.bfloat16))

@@ -125,6 +125,12 @@ def test_device_only_compile_reports_what_the_full_compile_reports(compiled_rmsn
     assert device[0].warnings == full["sources"][0]["warnings"]
     assert anon((ptx / "kernel.sm_90.ptx").read_text()) == \
         anon((full_ptx / "kernel.sm_90.ptx").read_text())
+    # Run again: replayed from the content cache, the same report and files.
+    again = cc.check_bundle(bundle, ["sm_90"], ptx_dir=tmp_path / "again", mode=cc.Mode.DEVICE)
+    assert again[0].from_cache
+    assert (again[0].kernels, again[0].warnings) == (device[0].kernels, device[0].warnings)
+    assert (tmp_path / "again" / "kernel.sm_90.cubin").read_bytes() == \
+        (ptx / "kernel.sm_90.cubin").read_bytes()
 
 
 def test_generated_kernel_compiles_without_warnings_or_spills(compiled_rmsnorm):

@@ -89,6 +89,22 @@ def test_definition(key: str, case: dict, solgen: str, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [], "files were written for a bad definition"
 
 
+@pytest.mark.parametrize("key,case", [c for c in DEFINITIONS if c[1].get("checked_by") != "bind"],
+                         ids=_ids([c for c in DEFINITIONS if c[1].get("checked_by") != "bind"]))
+def test_definition_is_read_alike_by_check(key: str, case: dict) -> None:
+    """`solgen check` reads each definition as solgen (and the harness's models) do."""
+    from solbench.conformance.problem import BundleError, load_definition
+
+    path = HOSTILE / key
+    if case["expect"] == "ok":
+        assert load_definition(path).name == "rmsnorm_h4096"
+        return
+    with pytest.raises(BundleError) as e:
+        load_definition(path)
+    assert str(path) in str(e.value)
+    assert len(str(e.value)) < MAX_MESSAGE
+
+
 class _BuildAttempted(AssertionError):
     pass
 

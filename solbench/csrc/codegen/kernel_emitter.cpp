@@ -976,6 +976,11 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
                              ").device(stream.device()));");
         }
     }
+    for (const auto& [a, b] : ir_.equal_axes)
+        lines.push_back("TORCH_CHECK(" + host_axis(a) + " == " + host_axis(b) + ", \"" +
+                        ir_.axes[b].name + " must equal " + ir_.axes[a].name +
+                        " (one axis of the definition), got \", " + host_axis(b) + ", \" and \", " +
+                        host_axis(a) + ");");
     for (int a = 0; a < static_cast<int>(ir_.axes.size()); ++a)
         if (is_const(a)) {
             constants_.push_back({{"name", constant_name(ir_.axes[a].name)},

@@ -123,6 +123,9 @@ struct OpIR {
     std::vector<Tensor> outputs; // in the op's output order
     std::vector<Expr> values;    // values[i] computes outputs[i]
     std::vector<SourcePos> value_pos; // the statement that writes outputs[i]
+    // (a, b): axes whose sizes must be equal at run time, because one axis name
+    // of the benchmark's definition stands for both (a shape like [N, N]).
+    std::vector<std::pair<int, int>> equal_axes;
 };
 
 // Reduce nodes reachable from the outputs, each after the ones it depends on.

@@ -3,6 +3,8 @@
 
 #include "package/schema.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -27,6 +29,16 @@ std::string describe(const TensorDef& t) {
     for (size_t i = 0; i < t.shape->size(); ++i)
         s += (i ? ", " : "") + (*t.shape)[i];
     return s + "]";
+}
+
+bool is_literal_size(const std::string& entry) {
+    return !entry.empty() &&
+           std::all_of(entry.begin(), entry.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<int64_t> literal_size(const std::string& entry) {
+    if (!is_literal_size(entry) || entry.size() > 18) return std::nullopt; // < 10^18 < 2^62
+    return std::stoll(entry);
 }
 
 namespace {
@@ -107,6 +119,38 @@ std::optional<std::string> duplicate_key(const std::string& text) {
     return found;
 }
 
+// The harness's axis union has no discriminator and every member a default
+// type: without "type", an axis with a value is const, one with an expression
+// is expr, and any other is var.
+AxisDef::Kind axis_kind(const nlohmann::ordered_json& a) {
+    std::string type = a.contains("type") ? a["type"].get<std::string>()
+                       : a.contains("value")      ? "const"
+                       : a.contains("expression") ? "expr"
+                                                  : "var";
+    return type == "const" ? AxisDef::Kind::Const
+           : type == "var" ? AxisDef::Kind::Var
+                           : AxisDef::Kind::Expr;
+}
+
+// A NonNegativeInt as pydantic's lax mode reads it: 4, 4.0 or "4" (the schema
+// has already refused anything else).
+std::optional<int64_t> non_negative_int(const nlohmann::ordered_json& v) {
+    constexpr double kMax = 4611686018427387904.0; // 2^62: sizes multiply without overflow
+    if (v.is_number_unsigned()) {
+        auto u = v.get<uint64_t>();
+        return u <= static_cast<uint64_t>(kMax) ? std::optional<int64_t>(static_cast<int64_t>(u))
+                                                : std::nullopt;
+    }
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number_float()) {
+        double d = v.get<double>();
+        bool whole = d >= 0 && d <= kMax && std::floor(d) == d; // 4096.0, not 4096.5
+        return whole ? std::optional<int64_t>(static_cast<int64_t>(d)) : std::nullopt;
+    }
+    if (v.is_string()) return literal_size(v.get<std::string>());
+    return std::nullopt;
+}
+
 std::vector<TensorDef> tensors(const nlohmann::ordered_json& obj) {
     std::vector<TensorDef> out;
     for (const auto& [name, t] : obj.items()) {
@@ -138,21 +182,24 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
 
     def.name = def.json["name"].get<std::string>();
     def.reference = def.json["reference"].get<std::string>();
+    Errors errors;
     for (const auto& [name, a] : def.json["axes"].items()) {
         AxisDef ax;
         ax.name = name;
-        std::string kind = a["type"].get<std::string>();
-        ax.kind = kind == "const" ? AxisDef::Kind::Const
-                  : kind == "var" ? AxisDef::Kind::Var
-                                  : AxisDef::Kind::Expr;
-        if (ax.kind == AxisDef::Kind::Const) ax.value = a["value"].get<int64_t>();
+        ax.kind = axis_kind(a);
+        if (ax.kind == AxisDef::Kind::Const) {
+            auto value = non_negative_int(a["value"]);
+            if (!value)
+                errors.push_back(err(path, "/axes/" + name + "/value",
+                                     "not a size (an integer of at most 2^62)"));
+            ax.value = value.value_or(0);
+        }
         if (ax.kind == AxisDef::Kind::Expr) ax.expression = a["expression"].get<std::string>();
         def.axes.push_back(std::move(ax));
     }
     def.inputs = tensors(def.json["inputs"]);
     def.outputs = tensors(def.json["outputs"]);
 
-    Errors errors;
     std::set<std::string> input_names;
     for (const auto& t : def.inputs) {
         input_names.insert(t.name);
@@ -168,10 +215,18 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
         const char* group = list == &def.inputs ? "/inputs/" : "/outputs/";
         for (const auto& t : *list) {
             if (!t.shape) continue;
-            for (size_t i = 0; i < t.shape->size(); ++i)
-                if (!def.axis((*t.shape)[i]))
-                    errors.push_back(err(path, group + t.name + "/shape/" + std::to_string(i),
-                                         "'" + (*t.shape)[i] + "' is not a defined axis"));
+            for (size_t i = 0; i < t.shape->size(); ++i) {
+                const std::string& entry = (*t.shape)[i];
+                std::string at = group + t.name + "/shape/" + std::to_string(i);
+                if (is_literal_size(entry)) {
+                    if (!literal_size(entry))
+                        errors.push_back(err(path, at, "'" + entry + "' is too large a size"));
+                } else if (!def.axis(entry)) {
+                    errors.push_back(err(path, at,
+                                         "'" + entry +
+                                             "' is neither a defined axis nor a literal size"));
+                }
+            }
         }
     }
     auto params = run_params(def.reference);
@@ -350,25 +405,33 @@ class Binder {
     // Axis names and constants from the definition.
     void bind_axes(ir::OpIR& bound) {
         std::map<int, std::string> names; // op axis -> definition axis
-        auto visit = [&](const ir::Tensor& t, const TensorDef& d) {
+        auto visit = [&](const ir::Tensor& t, const TensorDef& d, const char* group) {
             if (!d.shape) return;
             for (size_t k = 0; k < t.shape.size(); ++k) {
                 const Dim& dim = t.shape[k];
                 const std::string& dname = (*d.shape)[k];
+                const std::string at = std::string(group) + d.name + "/shape/" + std::to_string(k);
                 const AxisDef* ax = def_.axis(dname);
+                // A literal size ("1") fixes the dimension as a const axis does.
+                std::optional<int64_t> fixed = literal_size(dname);
+                if (!fixed && ax && ax->kind == AxisDef::Kind::Const) fixed = ax->value;
                 if (dim.scale != 1) {
-                    // A packed dimension: only a constant says anything about the axis.
-                    if (ax && ax->kind == AxisDef::Kind::Const) {
-                        if (ax->value % dim.scale != 0)
+                    // A packed dimension: only a fixed size says anything about the axis.
+                    if (fixed) {
+                        if (*fixed % dim.scale != 0)
                             errors_.push_back(def_.path + ": error: '" + t.name + "' dim " +
                                               std::to_string(k) + " is " +
                                               std::to_string(dim.scale) + " * " +
                                               ir_.axes[dim.axis].name + ", but '" + dname +
-                                              "' is " + std::to_string(ax->value));
+                                              "' is " + std::to_string(*fixed));
                         else
-                            set_constant(bound, dim.axis, ax->value / dim.scale, dname);
+                            set_constant(bound, dim.axis, *fixed / dim.scale, at);
                     }
                     continue;
+                }
+                if (is_literal_size(dname)) {
+                    if (fixed) set_constant(bound, dim.axis, *fixed, at);
+                    continue; // the op's axis keeps its own name
                 }
                 auto it = names.find(dim.axis);
                 if (it != names.end() && it->second != dname) {
@@ -379,7 +442,7 @@ class Binder {
                 }
                 names[dim.axis] = dname;
                 if (ax && ax->kind == AxisDef::Kind::Const)
-                    set_constant(bound, dim.axis, ax->value, dname);
+                    set_constant(bound, dim.axis, ax->value, at);
                 else if (ax && ir_.axes[dim.axis].value && ax->kind == AxisDef::Kind::Var)
                     errors_.push_back(
                         def_.path + ": error: axis '" + dname + "': the op fixes it at " +
@@ -387,26 +450,40 @@ class Binder {
             }
         };
         for (size_t i = 0; i < bound.inputs.size(); ++i)
-            visit(bound.inputs[i], def_.inputs[i]);
+            visit(bound.inputs[i], def_.inputs[i], "/inputs/");
         for (size_t i = 0; i < bound.outputs.size(); ++i)
-            visit(bound.outputs[i], def_.outputs[i]);
-        std::set<std::string> used;
+            visit(bound.outputs[i], def_.outputs[i], "/outputs/");
+        // One definition name for several op axes: the first takes the name,
+        // the others keep theirs and must equal it at run time (the harness
+        // resolves every occurrence of a name to the same size).
+        std::map<std::string, int> first;
         for (const auto& [axis, name] : names) {
-            if (!used.insert(name).second) {
-                errors_.push_back(def_.path + ": error: the definition uses '" + name +
-                                  "' for two different axes of the op");
-                continue;
+            auto [it, fresh] = first.emplace(name, axis);
+            if (fresh) {
+                bound.axes[axis].name = name;
+            } else if (!(bound.axes[axis].value && bound.axes[it->second].value)) {
+                bound.equal_axes.emplace_back(it->second, axis);
+            } else if (*bound.axes[axis].value != *bound.axes[it->second].value) {
+                errors_.push_back(def_.path + ": error: '" + name + "' stands for the op's axes '" +
+                                  ir_.axes[it->second].name + "' and '" + ir_.axes[axis].name +
+                                  "', which the op fixes at different sizes");
             }
-            bound.axes[axis].name = name;
         }
+        std::set<std::string> taken;
+        for (const auto& a : bound.axes)
+            if (!taken.insert(a.name).second)
+                errors_.push_back(def_.path + ": error: the op's axis '" + a.name +
+                                  "' and a definition axis have the same name; rename the op's");
     }
 
-    void set_constant(ir::OpIR& bound, int axis, int64_t value, const std::string& dname) {
+    // Fixes the op's axis at the size the definition gives at JSON pointer `at`.
+    void set_constant(ir::OpIR& bound, int axis, int64_t value, const std::string& at) {
         auto& a = bound.axes[axis];
         if (a.value && *a.value != value) {
-            errors_.push_back(def_.path + ": error: axis '" + dname + "': the op fixes it at " +
-                              std::to_string(*a.value) + ", the definition at " +
-                              std::to_string(value));
+            errors_.push_back(def_.path + ":" + at + ": error: the definition's size here is " +
+                              std::to_string(value) + ", but the op's axis '" +
+                              ir_.axes[axis].name + "' is " + std::to_string(*a.value) +
+                              " (from the op or another tensor of the definition)");
             return;
         }
         a.value = value;

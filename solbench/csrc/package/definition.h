@@ -53,6 +53,10 @@ std::variant<Definition, Errors> load_definition(const std::string& path);
 // the two disagree.
 std::variant<OpDescription, Errors> bind(const OpDescription& op, const Definition& def);
 
+// A shape entry of digits is a literal size ("1" in [M, "1"]), not an axis name.
+bool is_literal_size(const std::string& entry);
+std::optional<int64_t> literal_size(const std::string& entry); // nullopt: not one, or too large
+
 // "bfloat16[batch_size, hidden_size]", or "float32 scalar".
 std::string describe(const TensorDef& t);
 

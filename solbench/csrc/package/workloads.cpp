@@ -82,6 +82,23 @@ nlohmann::json scalar_value(const ir::Tensor& s) {
     return 1.0;
 }
 
+namespace {
+
+// The most elements any of the op's tensors has at these axis sizes.
+int64_t largest_tensor(const ir::OpIR& op, const std::vector<int64_t>& value) {
+    int64_t largest = 0;
+    for (const auto* list : {&op.inputs, &op.outputs})
+        for (const auto& t : *list) {
+            int64_t n = 1;
+            for (const auto& d : t.shape)
+                n *= d.scale * value[d.axis];
+            largest = std::max(largest, n);
+        }
+    return largest;
+}
+
+} // namespace
+
 std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
                                                    const std::string& def_name) {
     std::vector<nlohmann::ordered_json> out;
@@ -117,11 +134,21 @@ std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
                 outer /= 2;
         }
 
+        // Axes the definition names alike take one size (the first's), halved
+        // together while a tensor would be too large.
+        std::vector<bool> follows(op.axes.size(), false);
+        for (const auto& [a, b] : op.equal_axes) {
+            value[b] = value[a];
+            follows[b] = true;
+            while (value[a] > 1 && largest_tensor(op, value) > kMaxElements)
+                value[a] = value[b] = value[a] / 2;
+        }
+
         nlohmann::ordered_json wl;
         wl["uuid"] = stable_uuid(op.name + "/" + def_name + "/" + std::to_string(w));
         nlohmann::ordered_json axes = nlohmann::ordered_json::object();
         for (size_t a = 0; a < op.axes.size(); ++a)
-            if (!op.axes[a].value) axes[op.axes[a].name] = value[a];
+            if (!op.axes[a].value && !follows[a]) axes[op.axes[a].name] = value[a];
         wl["axes"] = axes;
         nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
         for (const auto& t : op.inputs) {
