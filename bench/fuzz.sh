@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Fuzzes solgen's pipeline (fuzz/fuzz_pipeline.cpp) with libFuzzer for N seconds.
+# Fuzzes solgen with libFuzzer for N seconds: the op pipeline (fuzz/fuzz_pipeline.cpp,
+# FUZZ_TARGET=pipeline, the default) or definition.json reading and binding
+# (fuzz/fuzz_definition.cpp, FUZZ_TARGET=definition).
 #
 #   bench/fuzz.sh [SECONDS]        default 600; BUILD_DIR (default build-fuzz)
+#
+# The definition target is seeded from tests/hostile/json/ and the problems under
+# tests/python/problems/, with the JSON dictionary fuzz/json.dict.
 #
 # Builds the target with clang (every object instrumented for coverage, ASan and
 # UBSan), seeds it from examples/, the shared corpus, tests/ops and
@@ -16,6 +21,12 @@ cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${1:-600}
 BUILD=${BUILD_DIR:-build-fuzz}
 JOBS=${JOBS:-2}
+TARGET=${FUZZ_TARGET:-pipeline}
+case "$TARGET" in
+pipeline) exe=solbench_fuzz dict=fuzz/logos.dict ext=lg ;;
+definition) exe=solbench_fuzz_definition dict=fuzz/json.dict ext=json ;;
+*) echo "bench/fuzz.sh: FUZZ_TARGET is pipeline or definition, not $TARGET" >&2; exit 1 ;;
+esac
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     gen=()
@@ -26,22 +37,29 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
         -DSOLBENCH_FUZZ=ON -DSOLBENCH_TESTS=OFF -DCMAKE_CXX_COMPILER_LAUNCHER="$PWD/fuzz/cxx-launcher" \
         -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer"
 fi
-cmake --build "$BUILD" --target solbench_fuzz -j "$JOBS"
+cmake --build "$BUILD" --target "$exe" -j "$JOBS"
 
-seeds="$BUILD/seeds"
+seeds="$BUILD/seeds-$TARGET"
+corpus="$BUILD/corpus"
+[ "$TARGET" = pipeline ] || corpus="$BUILD/corpus-$TARGET"
 rm -rf "$seeds"
-mkdir -p "$seeds" "$BUILD/corpus" "$BUILD/artifacts"
+mkdir -p "$seeds" "$corpus" "$BUILD/artifacts"
 i=0
-for dir in examples tests/corpus/accept tests/corpus/refuse ../shared/corpus/accept ../shared/corpus/refuse tests/ops/accept \
-    tests/ops/refuse tests/hostile/ops; do
+if [ "$TARGET" = definition ]; then
+    dirs=(tests/hostile/json tests/python/problems/*)
+else
+    dirs=(examples tests/corpus/accept tests/corpus/refuse ../shared/corpus/accept ../shared/corpus/refuse tests/ops/accept \
+    tests/ops/refuse tests/hostile/ops)
+fi
+for dir in "${dirs[@]}"; do
     [ -d "$dir" ] || continue
     while IFS= read -r -d '' f; do
         grep -qxF "$(basename "$f")" fuzz/known-bugs.txt && continue
         cp "$f" "$seeds/$(printf '%04d' "$i")_$(basename "$f")"
         i=$((i + 1))
-    done < <(find "$dir" -maxdepth 1 -name '*.lg' -size -64k -print0)
+    done < <(find "$dir" -maxdepth 1 -name "*.$ext" -size -64k -print0)
 done
-echo "fuzz: $i seed files, ${SECONDS_TO_RUN}s"
+echo "fuzz ($TARGET): $i seed files, ${SECONDS_TO_RUN}s"
 
 # KEEP_GOING=1: fork mode, so a crash or timeout is saved and fuzzing goes on
 # (the script still fails at the end when anything was found).
@@ -53,8 +71,8 @@ before=$(find "$BUILD/artifacts" -type f | wc -l)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-"$BUILD/solbench_fuzz" "$BUILD/corpus" "$seeds" \
-    -dict=fuzz/logos.dict -max_total_time="$SECONDS_TO_RUN" -timeout=1 -rss_limit_mb=2048 \
+"$BUILD/$exe" "$corpus" "$seeds" \
+    -dict="$dict" -max_total_time="$SECONDS_TO_RUN" -timeout=1 -rss_limit_mb=2048 \
     -malloc_limit_mb=2048 -detect_leaks=1 -max_len=16384 -print_final_stats=1 \
     -artifact_prefix="$BUILD/artifacts/" "${keep_going[@]}"
 after=$(find "$BUILD/artifacts" -type f | wc -l)

@@ -206,13 +206,19 @@ def test_safetensors_without_the_package_is_a_clear_error(tmp_path: Path) -> Non
 
 
 def test_reference_parameters_must_match_inputs(tmp_path: Path) -> None:
-    d = load_definition(_defn(tmp_path, {"n": {"type": "var"}},
+    # As the harness's Definition validators: the file itself is refused.
+    from solbench.conformance.problem import BundleError
+
+    with pytest.raises(BundleError, match=r"run\(y\) must take the inputs in order: run\(x\)"):
+        load_definition(_defn(tmp_path, {"n": {"type": "var"}},
                               reference="def run(y):\n    return y\n"))
-    with pytest.raises(gen.ReferenceError, match="parameters"):
-        gen.load_reference(d)
+    with pytest.raises(BundleError, match="not valid Python"):
+        load_definition(_defn(tmp_path, {"n": {"type": "var"}}, reference="x = (\n"))
     d = load_definition(_defn(tmp_path, {"n": {"type": "var"}}, reference="def run(x):\n  1/0\n"))
     assert callable(gen.load_reference(d)["run"])
-    d = load_definition(_defn(tmp_path, {"n": {"type": "var"}}, reference="x = (\n"))
+    # Valid Python that fails when it runs is the reference loader's to report.
+    d = load_definition(_defn(tmp_path, {"n": {"type": "var"}},
+                              reference="import no_such_module_here\ndef run(x):\n  return x\n"))
     with pytest.raises(gen.ReferenceError, match="does not load"):
         gen.load_reference(d)
 
