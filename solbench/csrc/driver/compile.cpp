@@ -12,17 +12,15 @@ namespace solbench {
 Compiled compile_text(const std::string& path, std::string text, const std::string& op_name) {
     Compiled c;
     c.source = std::make_unique<SourceFile>(path, std::move(text));
-    ParseResult parsed = parse(*c.source);
+    ParseResult parsed = parse(*c.source, op_name);
     c.program = std::move(parsed.program);
     if (!parsed.ok()) {
         c.result = SourceErrors{std::move(parsed.errors)};
         return c;
     }
-    c.op = c.program.find(op_name);
+    c.op = c.program.find();
     if (!c.op) {
-        std::string msg = op_name.empty() ? "no `## To` block: the file defines no op"
-                                          : "no `## To " + op_name + "` block in this file";
-        c.result = SourceErrors{{Diagnostic{{}, msg}}};
+        c.result = SourceErrors{{Diagnostic{{}, "no `## To` block: the file defines no op"}}};
         return c;
     }
     if (auto errors = check(c.program); !errors.empty()) {
@@ -35,8 +33,10 @@ Compiled compile_text(const std::string& path, std::string text, const std::stri
         return c;
     }
     Recognition r = recognize(std::get<ir::OpIR>(raised));
-    if (auto* d = std::get_if<OpDescription>(&r)) c.result = std::move(*d);
-    else c.result = std::get<Refusal>(r);
+    if (auto* d = std::get_if<OpDescription>(&r))
+        c.result = std::move(*d);
+    else
+        c.result = std::get<Refusal>(r);
     return c;
 }
 

@@ -1,5 +1,7 @@
 #include "frontend/ast.h"
 
+#include <type_traits>
+
 namespace solbench::ast {
 
 const char* to_string(ElemType t) {
@@ -69,10 +71,52 @@ const char* to_string(BinaryOp op) {
     return "?";
 }
 
+namespace {
+ExprPtr clone_or_null(const ExprPtr& e) {
+    return e ? clone(*e) : nullptr;
+}
+} // namespace
+
+ExprPtr clone(const Expr& e) {
+    auto copy = [](const auto& n) -> decltype(Expr::node) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ItemOf>)
+            return ItemOf{clone(*n.index), clone(*n.seq)};
+        else if constexpr (std::is_same_v<T, LengthOf>)
+            return LengthOf{clone(*n.seq)};
+        else if constexpr (std::is_same_v<T, Slice>)
+            return Slice{clone(*n.from), clone(*n.to), clone(*n.seq)};
+        else if constexpr (std::is_same_v<T, NewSeq>)
+            return NewSeq{n.type, clone_or_null(n.capacity)};
+        else if constexpr (std::is_same_v<T, Call>) {
+            Call c{n.callee, {}};
+            for (const ExprPtr& a : n.args)
+                c.args.push_back(clone(*a));
+            return c;
+        } else if constexpr (std::is_same_v<T, Cast>)
+            return Cast{clone(*n.operand), n.to};
+        else if constexpr (std::is_same_v<T, CopyOf>)
+            return CopyOf{clone(*n.operand)};
+        else if constexpr (std::is_same_v<T, Unary>)
+            return Unary{n.op, clone(*n.operand)};
+        else if constexpr (std::is_same_v<T, Binary>)
+            return Binary{n.op, clone(*n.lhs), clone(*n.rhs)};
+        else
+            return n; // leaves: literals and names
+    };
+    return std::make_unique<Expr>(Expr{e.pos, std::visit(copy, e.node)});
+}
+
 const Function* Program::find(const std::string& name) const {
-    if (name.empty()) return functions.empty() ? nullptr : &functions.back();
+    const std::string& wanted = name.empty() ? op : name;
     for (const Function& f : functions)
-        if (f.name == name) return &f;
+        if (f.name == wanted) return &f;
+    return nullptr;
+}
+
+const SkippedBlock* Program::skipped_block(const std::string& name) const {
+    for (const SkippedBlock& b : skipped)
+        if (b.name == name) return &b;
     return nullptr;
 }
 

@@ -33,7 +33,7 @@ struct Type {
     }
 };
 
-const char* to_string(ElemType t); // the LOGOS spelling, e.g. "BFloat16"
+const char* to_string(ElemType t);    // the LOGOS spelling, e.g. "BFloat16"
 std::string to_string(const Type& t); // e.g. "Seq of Seq of Float32"
 
 // ---------------------------------------------------------- expressions ----
@@ -42,10 +42,20 @@ struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
 enum class BinaryOp {
-    Add, Sub, Mul, Div, Mod,      // + - * / %   (plus minus times "divided by")
-    Eq, Ne, Lt, Gt, Le, Ge,       // == != < > <= >=   (equals, is less than, ...)
-    And, Or,
-    Concat,                       // "combined with" (Text only; refused later)
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod, // + - * / %   (plus minus times "divided by")
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge, // == != < > <= >=   (equals, is less than, ...)
+    And,
+    Or,
+    Concat, // "combined with" (Text only; refused later)
 };
 enum class UnaryOp { Neg, Not };
 
@@ -53,35 +63,73 @@ const char* to_string(BinaryOp op); // the symbol: "+", "==", "and", ...
 
 struct NumberLit {
     double value = 0;
-    bool is_int = false; // written without '.', 'e' or 'E'
+    bool is_int = false;   // written without '.', 'e' or 'E'
     int64_t int_value = 0; // valid when is_int (saturates; `overflow` says so)
     bool overflow = false;
-    std::string text;    // as written
+    std::string text; // as written
 };
-struct BoolLit { bool value = false; };
-struct StringLit { std::string value; };
-struct NameRef { std::string name; };
+struct BoolLit {
+    bool value = false;
+};
+struct StringLit {
+    std::string value;
+};
+struct NameRef {
+    std::string name;
+};
 // `item i of xs` and `xs[i]`: 1-based element read.
-struct ItemOf { ExprPtr index; ExprPtr seq; };
-// `length of xs` / `length(xs)`.
-struct LengthOf { ExprPtr seq; };
+struct ItemOf {
+    ExprPtr index;
+    ExprPtr seq;
+};
+// `length of xs` / `length(xs)` / `the length of xs`.
+struct LengthOf {
+    ExprPtr seq;
+};
+// `items a through b of xs`: the inclusive slice a..b of the first axis (r2).
+struct Slice {
+    ExprPtr from;
+    ExprPtr to;
+    ExprPtr seq;
+};
 // `a new Seq of E` (optionally `with capacity n`).
-struct NewSeq { Type type; ExprPtr capacity; /* may be null */ };
+struct NewSeq {
+    Type type;
+    ExprPtr capacity; /* may be null */
+};
 // `f(a, b)`: a helper or a builtin (sqrt exp log tanh abs erf sigmoid max min pow).
-struct Call { std::string callee; std::vector<ExprPtr> args; };
+struct Call {
+    std::string callee;
+    std::vector<ExprPtr> args;
+};
 // `e as T`.
-struct Cast { ExprPtr operand; ElemType to = ElemType::Real; };
+struct Cast {
+    ExprPtr operand;
+    ElemType to = ElemType::Real;
+};
 // `copy of e` (LOGOS's value copy; only meaningful for sequences).
-struct CopyOf { ExprPtr operand; };
-struct Unary { UnaryOp op = UnaryOp::Neg; ExprPtr operand; };
-struct Binary { BinaryOp op = BinaryOp::Add; ExprPtr lhs; ExprPtr rhs; };
+struct CopyOf {
+    ExprPtr operand;
+};
+struct Unary {
+    UnaryOp op = UnaryOp::Neg;
+    ExprPtr operand;
+};
+struct Binary {
+    BinaryOp op = BinaryOp::Add;
+    ExprPtr lhs;
+    ExprPtr rhs;
+};
 
 struct Expr {
     SourcePos pos;
-    std::variant<NumberLit, BoolLit, StringLit, NameRef, ItemOf, LengthOf, NewSeq, Call, Cast,
-                 CopyOf, Unary, Binary>
+    std::variant<NumberLit, BoolLit, StringLit, NameRef, ItemOf, LengthOf, Slice, NewSeq, Call,
+                 Cast, CopyOf, Unary, Binary>
         node;
 };
+
+// A deep copy (the parser spells `x is between a and b` with x twice).
+ExprPtr clone(const Expr& e);
 
 // ----------------------------------------------------------- statements ----
 
@@ -89,26 +137,67 @@ struct Stmt;
 using Block = std::vector<Stmt>;
 
 // `Let x be e.` / `Let mutable x: T be e.`
-struct Let { std::string name; bool is_mutable = false; std::optional<Type> type; ExprPtr value; };
+struct Let {
+    std::string name;
+    bool is_mutable = false;
+    std::optional<Type> type;
+    ExprPtr value;
+};
 // `Set x to e.`
-struct SetVar { std::string name; ExprPtr value; };
+struct SetVar {
+    std::string name;
+    ExprPtr value;
+};
 // `Set item i of xs to e.` / `Set xs[i] to e.`
-struct SetItem { ExprPtr seq; ExprPtr index; ExprPtr value; };
+struct SetItem {
+    ExprPtr seq;
+    ExprPtr index;
+    ExprPtr value;
+};
 // `Push e to xs.`
-struct Push { ExprPtr value; ExprPtr seq; };
+struct Push {
+    ExprPtr value;
+    ExprPtr seq;
+};
 // `Repeat for x in xs:` / `for x in xs:`
-struct ForEach { std::string var; SourcePos var_pos; ExprPtr seq; Block body; };
+struct ForEach {
+    std::string var;
+    SourcePos var_pos;
+    ExprPtr seq;
+    Block body;
+};
 // `Repeat for i from a to b:` (inclusive)
-struct ForRange { std::string var; SourcePos var_pos; ExprPtr from; ExprPtr to; Block body; };
+struct ForRange {
+    std::string var;
+    SourcePos var_pos;
+    ExprPtr from;
+    ExprPtr to;
+    Block body;
+};
 // `While c:`
-struct While { ExprPtr cond; Block body; };
+struct While {
+    ExprPtr cond;
+    Block body;
+};
 // `If c:` / `elif c:` (also `Otherwise if`) / `Otherwise:`
-struct IfBranch { SourcePos pos; ExprPtr cond; Block body; };
-struct If { std::vector<IfBranch> branches; std::optional<Block> otherwise; };
+struct IfBranch {
+    SourcePos pos;
+    ExprPtr cond;
+    Block body;
+};
+struct If {
+    std::vector<IfBranch> branches;
+    std::optional<Block> otherwise;
+};
 // `Return e.` (value may be null for a bare `Return.`)
-struct Return { ExprPtr value; };
+struct Return {
+    ExprPtr value;
+};
 // `Check that c.` / `Assert that c.`
-struct Check { ExprPtr cond; bool is_assert = false; };
+struct Check {
+    ExprPtr cond;
+    bool is_assert = false;
+};
 
 struct Stmt {
     SourcePos pos;
@@ -121,7 +210,7 @@ struct Param {
     std::string name;
     Type type;
     SourcePos pos;
-    bool is_output = false; // declared after `into`
+    bool is_output = false; // declared after `into`, or `mutable` (r2)
 };
 
 // A `## To` block.
@@ -133,14 +222,30 @@ struct Function {
     Block body;
 };
 
-// A whole .lg file: its functions in file order and the text of its
-// `## Note` blocks (the op's description).
+// A `## To` block the parser did not read: one the op never reaches, or a
+// bodyless `## To native NAME (...) -> T` declaration (a foreign function).
+struct SkippedBlock {
+    std::string name;
+    SourcePos pos; // of the `##` header
+    bool native = false;
+};
+
+// A whole .lg file as solgen reads it: the op and the helpers it reaches
+// (logos-ops.md §1, r2), the blocks it skipped, and the text of its `## Note`
+// blocks (the op's description).
 struct Program {
-    std::vector<Function> functions;
+    std::vector<Function> functions; // the op and its helpers, in file order
+    std::vector<SkippedBlock> skipped;
+    std::string op; // the op's name; empty when the file has none
+    // When the op was chosen by the default rule among several `## To`
+    // blocks that no other block calls: the others, for a hint.
+    std::vector<std::string> other_candidates;
     std::string note;
 
-    // The function named `name`, or the op (the LAST `## To`) when name is empty.
+    // The function named `name`, or the op when name is empty.
     const Function* find(const std::string& name = "") const;
+    // The skipped block named `name`, if any.
+    const SkippedBlock* skipped_block(const std::string& name) const;
 };
 
 } // namespace solbench::ast

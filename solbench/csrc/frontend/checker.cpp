@@ -115,8 +115,9 @@ std::vector<Diagnostic> Checker::run() {
             error(f.pos, "a function named `" + f.name + "` is already defined at " +
                              where(it->second->pos));
     }
-    for (size_t k = 0; k < program_.functions.size(); ++k)
-        check_function(program_.functions[k], k + 1 == program_.functions.size());
+    const ast::Function* op = program_.find();
+    for (const ast::Function& f : program_.functions)
+        check_function(f, &f == op);
     std::stable_sort(diags_.begin(), diags_.end(), [](const Diagnostic& a, const Diagnostic& b) {
         return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.col < b.pos.col;
     });
@@ -186,6 +187,7 @@ bool Checker::writable_value(const ast::Expr& e) const {
     }
     if (const auto* i = std::get_if<ast::ItemOf>(&e.node))
         return !i->seq || writable_value(*i->seq);
+    if (std::holds_alternative<ast::Slice>(e.node)) return false; // read-only (r2)
     return true; // a fresh value: a new Seq, a copy, a call's result
 }
 
@@ -443,6 +445,16 @@ CType Checker::expr_node(const ast::Expr& e) {
                     error(pos, "`length of` needs a sequence, but " + quoted(*n.seq) + " is " +
                                    check_types::describe(t));
                 return {Kind::Int};
+            } else if constexpr (std::is_same_v<T, ast::Slice>) {
+                expect_index(n.from, pos);
+                expect_index(n.to, pos);
+                CType t = expr(n.seq, pos);
+                if (!t.unknown() && !t.seq()) {
+                    error(pos, "`items ... through ... of` needs a sequence, but " +
+                                   quoted(*n.seq) + " is " + check_types::describe(t));
+                    return {};
+                }
+                return t;
             } else if constexpr (std::is_same_v<T, ast::NewSeq>) {
                 if (n.capacity) {
                     CType c = expr(n.capacity, pos);
@@ -531,6 +543,11 @@ CType Checker::call_type(const ast::Call& n, SourcePos pos) {
         return check_types::of_type(*f.returns);
     }
     int arity = interp::builtin_arity(n.callee);
+    if (const ast::SkippedBlock* b = program_.skipped_block(n.callee); b && b->native) {
+        error(pos, "`" + n.callee + "` is a `## To native` declaration (" + where(b->pos) +
+                       "): a foreign function, which solgen's op subset cannot call");
+        return {};
+    }
     if (arity == 0) {
         error(pos, "unknown function `" + n.callee +
                        "`: not a `## To` in this file nor a builtin (sqrt exp log tanh abs erf "

@@ -71,6 +71,10 @@ struct Render {
     std::string operator()(const ast::LengthOf& l) const {
         return "length of " + operand(l.seq, depth);
     }
+    std::string operator()(const ast::Slice& s) const {
+        return "items " + operand(s.from, depth) + " through " + operand(s.to, depth) + " of " +
+               operand(s.seq, depth);
+    }
     std::string operator()(const ast::NewSeq& n) const {
         return "a new " + type_name(n.type.elem, n.type.rank);
     }

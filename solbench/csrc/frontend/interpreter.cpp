@@ -146,6 +146,7 @@ class Machine {
     Value eval(const ast::ExprPtr& e, SourcePos context);
     Value eval_node(const ast::Expr& e);
     Value eval_item(const ast::ItemOf& e, SourcePos pos);
+    Value eval_slice(const ast::Slice& e, SourcePos pos);
     Value eval_call(const ast::Call& e, SourcePos pos);
     Value call_helper(const ast::Function& f, std::vector<Value> args, SourcePos pos);
     SeqPtr eval_seq(const ast::ExprPtr& e, SourcePos pos, const char* what);
@@ -462,6 +463,8 @@ Value Machine::eval_node(const ast::Expr& e) {
                     return static_cast<int64_t>((*s)->items.size());
                 throw RuntimeError(pos,
                                    "`length of` needs a sequence, got " + interp::describe_kind(v));
+            } else if constexpr (std::is_same_v<T, ast::Slice>) {
+                return eval_slice(n, pos);
             } else if constexpr (std::is_same_v<T, ast::NewSeq>) {
                 if (n.type.rank < 1) throw RuntimeError(pos, "`a new` needs a Seq type");
                 auto seq = std::make_shared<SeqVal>(SeqVal{n.type.elem, n.type.rank, {}});
@@ -526,6 +529,25 @@ Value Machine::eval_item(const ast::ItemOf& e, SourcePos pos) {
         throw RuntimeError(pos, "`item of` needs a sequence, but " + interp::describe(*e.seq) +
                                     " is " + interp::describe_kind(over));
     return (*seq)->items[index_of(**seq, index, *e.seq, pos)];
+}
+
+// `items a through b of xs`: a read-only copy of items a..b (an empty slice
+// when b = a - 1; any other b < a, or a bound outside xs, is an error).
+Value Machine::eval_slice(const ast::Slice& e, SourcePos pos) {
+    Value over = eval(e.seq, pos);
+    const auto* seq = std::get_if<SeqPtr>(&over);
+    if (!seq)
+        throw RuntimeError(pos, "`items ... of` needs a sequence, but " + interp::describe(*e.seq) +
+                                    " is " + interp::describe_kind(over));
+    int64_t from = interp::as_int(eval(e.from, pos), pos, "a slice's first index");
+    int64_t to = interp::as_int(eval(e.to, pos), pos, "a slice's last index");
+    int64_t n = static_cast<int64_t>((*seq)->items.size());
+    if (from < 1 || to > n || to < from - 1)
+        throw RuntimeError(pos, "items " + std::to_string(from) + " through " + std::to_string(to) +
+                                    " of a sequence of " + std::to_string(n) + " items");
+    auto out = std::make_shared<SeqVal>(SeqVal{(*seq)->elem, (*seq)->rank, {}});
+    out->items.assign((*seq)->items.begin() + (from - 1), (*seq)->items.begin() + to);
+    return out;
 }
 
 Value Machine::eval_call(const ast::Call& e, SourcePos pos) {

@@ -121,7 +121,7 @@ size_t scan_string(std::string_view s, size_t i, std::string& value, bool& close
 }
 
 size_t punct_length(std::string_view s, size_t i) {
-    static constexpr std::string_view two[] = {"==", "!=", "<=", ">=", "->"};
+    static constexpr std::string_view two[] = {"==", "!=", "<=", ">=", "->", "**"};
     for (std::string_view t : two)
         if (s.substr(i, 2) == t) return 2;
     static constexpr std::string_view one = "()[],:.+-*/%<>=";

@@ -21,7 +21,7 @@ enum class Tok {
     Word,   // identifier or keyword: [A-Za-z_][A-Za-z0-9_]*
     Number, // 12, 1.5, 1e-5, 2.5E+3
     String, // "text" (value holds the contents)
-    Punct,  // ( ) [ ] , : . + - * / % == != < > <= >= -> =
+    Punct,  // ( ) [ ] , : . + - * / % ** == != < > <= >= -> =
     End,    // end of the line
 };
 

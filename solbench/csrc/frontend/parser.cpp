@@ -16,7 +16,9 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <new>
+#include <set>
 #include <utility>
 
 namespace solbench {
@@ -197,7 +199,8 @@ struct P {
 
 class Parser {
   public:
-    explicit Parser(const SourceFile& file) : file_(file) {}
+    Parser(const SourceFile& file, std::string op_name)
+        : file_(file), op_name_(std::move(op_name)) {}
     ParseResult run();
 
   private:
@@ -206,7 +209,11 @@ class Parser {
     void report_all(std::vector<Diagnostic>& ds);
 
     // file structure
+    struct ToBlock;
     size_t block_end(size_t header) const;
+    std::vector<ToBlock> scan_to_blocks() const;
+    std::vector<bool> reached_from(const std::vector<ToBlock>& blocks, size_t op) const;
+    std::optional<size_t> choose_op(const std::vector<ToBlock>& blocks);
     void parse_note(size_t begin, size_t end);
     void parse_function(size_t header, size_t end);
     void parse_header(Cursor& c, Function& f);
@@ -237,12 +244,14 @@ class Parser {
     std::optional<BinaryOp> comparison_op();
     P additive();
     P multiplicative();
+    P power();
     P unary();
     P cast();
     P operand();
     P primary();
     P item_of(const Token& t);
     P length_of(const Token& t);
+    P slice(const Token& t);
     P new_seq(const Token& t);
     P call(const Token& t);
     P binary(BinaryOp op, P lhs, P rhs);
@@ -264,6 +273,7 @@ class Parser {
     };
 
     const SourceFile& file_;
+    std::string op_name_;
     std::vector<lex::Line> lines_;
     std::vector<Diagnostic> errors_;
     bool stopped_ = false;
@@ -322,8 +332,130 @@ size_t Parser::block_end(size_t header) const {
     return i;
 }
 
+// A `## To` block as the first pass sees it: its name and the names it calls,
+// read from its tokens alone, so a body in any LOGOS (not only the op subset)
+// can be skipped without being parsed.
+struct Parser::ToBlock {
+    size_t header = 0, end = 0; // line indices: the header, one past the last line
+    std::string name;
+    SourcePos pos;
+    bool native = false;            // `## To native NAME ...`: a bodyless declaration
+    std::vector<std::string> calls; // every `NAME(` and `Call NAME` in the body
+};
+
+std::vector<Parser::ToBlock> Parser::scan_to_blocks() const {
+    std::vector<ToBlock> blocks;
+    std::vector<Diagnostic> ignored; // the real parse reports them, for blocks it reads
+    bool fenced = false;
+    for (size_t i = 0; i < lines_.size();) {
+        const lex::Line& l = lines_[i];
+        if (is_fence(l)) fenced = !fenced;
+        if (fenced || !l.header) {
+            ++i;
+            continue;
+        }
+        size_t end = block_end(i);
+        std::string_view kind = header_kind(l);
+        if (kind == "To" || kind == "to") {
+            ToBlock b;
+            b.header = i;
+            b.end = end;
+            b.pos = {l.number, 1};
+            std::vector<Token> toks = lex::tokenize(l, 2, ignored);
+            size_t k = 1; // after `To`
+            if (word(toks[k], "native") && toks[k + 1].kind == Tok::Word) b.native = true, ++k;
+            if (toks[k].kind == Tok::Word) b.name = std::string(toks[k].text);
+            for (size_t j = i + 1; j < end && !b.native; ++j) {
+                std::vector<Token> body = lex::tokenize(lines_[j], lines_[j].body, ignored);
+                for (size_t t = 0; t + 1 < body.size(); ++t) {
+                    bool call = body[t].kind == Tok::Word && body[t + 1].punct("(");
+                    bool named = keyword(body[t], "call") && body[t + 1].kind == Tok::Word;
+                    if (call) b.calls.emplace_back(body[t].text);
+                    if (named) b.calls.emplace_back(body[t + 1].text);
+                }
+            }
+            blocks.push_back(std::move(b));
+        }
+        i = end;
+    }
+    return blocks;
+}
+
+// Which blocks the op reaches through calls (itself included). Every block of
+// a reached name is reached, so a duplicate definition is still reported.
+std::vector<bool> Parser::reached_from(const std::vector<ToBlock>& blocks, size_t op) const {
+    std::map<std::string_view, std::vector<size_t>> by_name;
+    for (size_t k = 0; k < blocks.size(); ++k)
+        if (!blocks[k].native) by_name[blocks[k].name].push_back(k);
+    std::vector<bool> reached(blocks.size(), false);
+    std::vector<size_t> work;
+    auto reach = [&](std::string_view name) {
+        auto it = by_name.find(name);
+        if (it == by_name.end()) return;
+        for (size_t k : it->second)
+            if (!reached[k]) reached[k] = true, work.push_back(k);
+        by_name.erase(it);
+    };
+    reach(blocks[op].name);
+    while (!work.empty()) {
+        size_t b = work.back();
+        work.pop_back();
+        for (const std::string& callee : blocks[b].calls)
+            reach(callee);
+    }
+    return reached;
+}
+
+// The op: the block `--op` names, or the last block no other block calls
+// (logos-ops.md §1, r2). None when the file has no `## To` block or the name
+// is not there (reported).
+std::optional<size_t> Parser::choose_op(const std::vector<ToBlock>& blocks) {
+    std::vector<size_t> functions;
+    for (size_t k = 0; k < blocks.size(); ++k)
+        if (!blocks[k].native) functions.push_back(k);
+    if (!op_name_.empty()) {
+        for (size_t k : functions)
+            if (blocks[k].name == op_name_) return k;
+        std::string msg = "no `## To " + op_name_ + "` block in this file";
+        for (const ToBlock& b : blocks)
+            if (b.native && b.name == op_name_)
+                msg = "`" + op_name_ +
+                      "` is a `## To native` declaration (a foreign function), "
+                      "not an op";
+        std::string names;
+        for (size_t k : functions)
+            names += (names.empty() ? "" : ", ") + blocks[k].name;
+        if (!names.empty()) msg += "; its `## To` blocks are: " + names;
+        report({{}, msg});
+        return std::nullopt;
+    }
+    if (functions.empty()) return std::nullopt;
+    std::set<std::string_view> called; // by some other block
+    for (size_t k : functions)
+        for (const std::string& c : blocks[k].calls)
+            if (c != blocks[k].name) called.insert(c);
+    std::vector<size_t> uncalled;
+    for (size_t k : functions)
+        if (!called.count(blocks[k].name)) uncalled.push_back(k);
+    if (uncalled.empty()) return functions.back(); // every block is called: a cycle, refused later
+    for (size_t k = 0; k + 1 < uncalled.size() && k < 8; ++k)
+        program_.other_candidates.push_back(blocks[uncalled[k]].name);
+    return uncalled.back();
+}
+
 ParseResult Parser::run() {
     lines_ = lex::split_lines(file_, errors_);
+    std::vector<ToBlock> blocks = scan_to_blocks();
+    std::optional<size_t> op = choose_op(blocks);
+    std::vector<bool> reached =
+        op ? reached_from(blocks, *op) : std::vector<bool>(blocks.size(), false);
+    if (op) program_.op = blocks[*op].name;
+    for (size_t k = 0; k < blocks.size() && !stopped_; ++k) {
+        if (reached[k])
+            parse_function(blocks[k].header, blocks[k].end);
+        else
+            program_.skipped.push_back({blocks[k].name, blocks[k].pos, blocks[k].native});
+    }
     bool fenced = false;
     for (size_t i = 0; i < lines_.size() && !stopped_;) {
         const lex::Line& l = lines_[i];
@@ -334,7 +466,6 @@ ParseResult Parser::run() {
         }
         size_t end = block_end(i);
         std::string_view kind = header_kind(l);
-        if (kind == "To" || kind == "to") parse_function(i, end);
         if (kind == "Note" || kind == "note") parse_note(i + 1, end);
         i = end;
     }
@@ -458,8 +589,11 @@ void Parser::parse_param_group(Cursor& c, Function& f, bool outputs) {
         Param p;
         p.name = std::string(name.text);
         p.pos = name.pos;
+        // r2: `(out: mutable Seq of ...)` is real LOGOS's output parameter.
+        bool is_mutable = word(c.peek(), "mutable") || word(c.peek(), "mut");
+        if (is_mutable) c.next();
         p.type = parse_type(c);
-        p.is_output = outputs;
+        p.is_output = outputs || is_mutable;
         f.params.push_back(std::move(p));
         if (!c.peek().punct(",")) break;
         c.next();
@@ -759,9 +893,27 @@ P Parser::not_expr() {
 
 P Parser::comparison() {
     P lhs = additive();
-    while (std::optional<BinaryOp> op = comparison_op())
+    for (;;) {
+        // r2: `x is between a and b` is `a <= x and x <= b`.
+        if (word(cur_.peek(), "is") && word(cur_.peek(1), "between")) {
+            cur_.next();
+            cur_.next();
+            P low = additive();
+            if (!word(cur_.peek(), "and"))
+                fail(cur_.peek().pos,
+                     "expected 'and' in 'is between ... and ...', found " + describe(cur_.peek()));
+            cur_.next();
+            P high = additive();
+            P x_again{clone(*lhs.e), lhs.height, lhs.start};
+            P above = binary(BinaryOp::Le, std::move(low), std::move(lhs));
+            P below = binary(BinaryOp::Le, std::move(x_again), std::move(high));
+            lhs = binary(BinaryOp::And, std::move(above), std::move(below));
+            continue;
+        }
+        std::optional<BinaryOp> op = comparison_op();
+        if (!op) return lhs;
         lhs = binary(*op, std::move(lhs), additive());
-    return lhs;
+    }
 }
 
 // Consumes a comparison operator, symbolic or English, if one comes next.
@@ -828,7 +980,7 @@ P Parser::additive() {
 }
 
 P Parser::multiplicative() {
-    P lhs = unary();
+    P lhs = power();
     for (;;) {
         const Token& t = cur_.peek();
         std::optional<BinaryOp> op;
@@ -842,8 +994,28 @@ P Parser::multiplicative() {
         }
         if (!op) return lhs;
         cur_.next();
-        lhs = binary(*op, std::move(lhs), unary());
+        lhs = binary(*op, std::move(lhs), power());
     }
+}
+
+// `a ** b` and `a to the power of b` (r2): pow(a, b), right-associative, its
+// operands bound tighter only by unary minus (logos-ops.md §5).
+P Parser::power() {
+    P base = unary();
+    bool star = cur_.peek().punct("**");
+    bool words = word(cur_.peek(), "to") && word(cur_.peek(1), "the") &&
+                 word(cur_.peek(2), "power") && word(cur_.peek(3), "of");
+    if (!star && !words) return base;
+    for (int k = 0; k < (star ? 1 : 4); ++k)
+        cur_.next();
+    Nest guard(*this, base.start);
+    P exponent = power();
+    SourcePos start = base.start;
+    int h = std::max(base.height, exponent.height) + 1;
+    Call c{"pow", {}};
+    c.args.push_back(std::move(base.e));
+    c.args.push_back(std::move(exponent.e));
+    return node(start, h, std::move(c));
 }
 
 P Parser::unary() {
@@ -909,6 +1081,14 @@ P Parser::primary() {
         return inner;
     }
     if (word(t, "item")) return item_of(cur_.next());
+    if (word(t, "items") && !cur_.peek(1).punct(".") && !cur_.peek(1).punct(")") &&
+        cur_.peek(1).kind != Tok::End)
+        return slice(cur_.next());
+    if (word(t, "the") && word(cur_.peek(1), "length") &&
+        (word(cur_.peek(2), "of") || cur_.peek(2).punct("("))) {
+        cur_.next(); // r2: `the length of xs`
+        return length_of(cur_.next());
+    }
     if (word(t, "length") && (word(cur_.peek(1), "of") || cur_.peek(1).punct("(")))
         return length_of(cur_.next());
     if (word(t, "copy") && word(cur_.peek(1), "of")) {
@@ -952,6 +1132,22 @@ P Parser::length_of(const Token& t) {
     return node(t.pos, seq.height + 1, LengthOf{std::move(seq.e)});
 }
 
+// `items A through B of S` (after `items`): operands are primaries, as for `item`.
+P Parser::slice(const Token& t) {
+    Nest guard(*this, t.pos);
+    P from = operand();
+    if (!word(cur_.peek(), "through"))
+        fail(cur_.peek().pos, "expected 'through' after 'items ...'");
+    cur_.next();
+    P to = operand();
+    if (!word(cur_.peek(), "of"))
+        fail(cur_.peek().pos, "expected 'of' after 'items ... through ...'");
+    cur_.next();
+    P seq = operand();
+    int h = std::max({from.height, to.height, seq.height}) + 1;
+    return node(t.pos, h, Slice{std::move(from.e), std::move(to.e), std::move(seq.e)});
+}
+
 // `a new Seq of E [with capacity n]` (after `a`, or after a bare `new`).
 P Parser::new_seq(const Token& t) {
     Nest guard(*this, t.pos);
@@ -993,9 +1189,9 @@ P Parser::call(const Token& t) {
 
 } // namespace
 
-ParseResult parse(const SourceFile& file) {
+ParseResult parse(const SourceFile& file, const std::string& op_name) {
     try {
-        return Parser(file).run();
+        return Parser(file, op_name).run();
     } catch (const std::bad_alloc&) {
         ParseResult r;
         r.errors.push_back({{1, 1}, "out of memory while parsing"});

@@ -10,6 +10,7 @@
 #include "frontend/ast.h"
 #include "frontend/source.h"
 
+#include <string>
 #include <vector>
 
 namespace solbench {
@@ -20,6 +21,9 @@ struct ParseResult {
     bool ok() const { return errors.empty(); }
 };
 
-ParseResult parse(const SourceFile& file);
+// Reads the op named `op_name` (default: the `## To` block no other block
+// calls, the last of several) and the helpers it reaches; every other block's
+// body is skipped unread (logos-ops.md §1).
+ParseResult parse(const SourceFile& file, const std::string& op_name = "");
 
 } // namespace solbench

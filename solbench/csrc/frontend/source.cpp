@@ -39,7 +39,8 @@ std::string render(const SourceFile& file, const Diagnostic& d) {
     if (text.size() > kMax && caret > kMax / 2) start = std::min(caret - kMax / 2, text.size());
     std::string_view shown = text.substr(start, kMax);
     std::string line;
-    for (char c : shown) line += (static_cast<unsigned char>(c) < 0x20 && c != '\t') ? '?' : c;
+    for (char c : shown)
+        line += (static_cast<unsigned char>(c) < 0x20 && c != '\t') ? '?' : c;
     out += "    " + line + "\n";
     std::string pad;
     for (size_t i = start; i < caret && i - start < shown.size(); ++i)

@@ -47,7 +47,8 @@ ir::OpIR Raiser::assemble() {
     for (const TensorParam& t : tensors_) {
         if (!t.param->is_output) continue;
         if (!t.stored)
-            refuse(t.param->pos, Rule::Unsupported, "output '" + t.param->name + "' is never written");
+            refuse(t.param->pos, Rule::Unsupported,
+                   "output '" + t.param->name + "' is never written");
         outs.push_back(OutputSpec{t.param->name, t.dtype, *t.stored, t.dims, t.param->pos, t.flat});
     }
     if (outs.empty()) refuse(op_.pos, Rule::NoFamily, "the op has no output");
@@ -75,7 +76,8 @@ ir::OpIR Raiser::assemble() {
                                    axes_[static_cast<size_t>(root)].value});
         return k;
     };
-    for (int r : row_roots) op.row_axes.push_back(use_axis(r));
+    for (int r : row_roots)
+        op.row_axes.push_back(use_axis(r));
     std::optional<int> column_root;
     for (const OutputSpec& o : outs)
         if (o.content.col_loop) {
@@ -92,7 +94,8 @@ ir::OpIR Raiser::assemble() {
     std::function<ir::Expr(const ir::Expr&)> remap = [&](const ir::Expr& e) -> ir::Expr {
         if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
         ir::Node n = *e;
-        for (auto& a : n.args) a = remap(a);
+        for (auto& a : n.args)
+            a = remap(a);
         if (n.op == ir::Op::AxisSize) {
             auto [root, scale] = resolve_axis(n.index);
             n.index = use_axis(root);
@@ -133,20 +136,26 @@ ir::OpIR Raiser::assemble() {
         x.flat = t.flat;
         if (t.param->type.rank == 0) {
             x.role = ir::Role::Scalar;
-            if (t.param->type.elem == ast::ElemType::Real || t.param->type.elem == ast::ElemType::Float64)
+            if (t.param->type.elem == ast::ElemType::Real ||
+                t.param->type.elem == ast::ElemType::Float64)
                 x.dtype = ir::DType::Float32; // a Python float scalar (logos-ops.md §3)
             op.inputs.push_back(x);
             continue;
         }
-        for (int d : t.dims) x.shape.push_back(to_dim(d));
+        for (int d : t.dims)
+            x.shape.push_back(to_dim(d));
         std::vector<int> leading;
-        for (size_t j = 0; j + 1 < t.dims.size(); ++j) leading.push_back(resolve_axis(t.dims[j]).first);
-        if (t.dims.size() == n_rows + 1 && leading == row_roots) x.role = ir::Role::Rows;
-        else if (t.dims.size() == 1) x.role = ir::Role::Column;
+        for (size_t j = 0; j + 1 < t.dims.size(); ++j)
+            leading.push_back(resolve_axis(t.dims[j]).first);
+        if (t.dims.size() == n_rows + 1 && leading == row_roots)
+            x.role = ir::Role::Rows;
+        else if (t.dims.size() == 1)
+            x.role = ir::Role::Column;
         else
             refuse(t.param->pos, Rule::Unsupported,
-                   "'" + x.name + "' is neither row-shaped like the outputs nor a vector over "
-                   "the columns");
+                   "'" + x.name +
+                       "' is neither row-shaped like the outputs nor a vector over "
+                       "the columns");
         op.inputs.push_back(x);
     }
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -156,7 +165,8 @@ ir::OpIR Raiser::assemble() {
         x.dtype = o.dtype;
         x.pos = o.pos;
         x.flat = o.flat;
-        for (int d : o.dims) x.shape.push_back(to_dim(d));
+        for (int d : o.dims)
+            x.shape.push_back(to_dim(d));
         x.role = o.content.col_loop ? ir::Role::Rows : ir::Role::PerRow;
         op.outputs.push_back(x);
         op.values.push_back(values[i]);
@@ -166,12 +176,14 @@ ir::OpIR Raiser::assemble() {
     // Names: Int parameters name their axes; the others get the benchmark's usual names.
     static const char* row_names[] = {"batch_size", "seq_len"};
     std::set<std::string> taken;
-    for (const ast::Param& p : op_.params) taken.insert(p.name);
+    for (const ast::Param& p : op_.params)
+        taken.insert(p.name);
     for (const ir::Axis& a : op.axes)
         if (!a.name.empty()) taken.insert(a.name);
     auto fresh = [&](std::string base) {
         std::string n = base;
-        for (int k = 2; taken.count(n); ++k) n = base + "_" + std::to_string(k);
+        for (int k = 2; taken.count(n); ++k)
+            n = base + "_" + std::to_string(k);
         taken.insert(n);
         return n;
     };

@@ -55,7 +55,8 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
                "read is not row-parallel in solgen's families)");
     int64_t shift = rest.constant_term();
     Poly off = canon(rest - Poly::constant(shift));
-    if (!loop.shift) loop.shift = Poly::constant(shift);
+    if (!loop.shift)
+        loop.shift = Poly::constant(shift);
     else if (loop.shift->constant_term() != shift)
         refuse(pos, Rule::Unsupported, "reads of one loop at two different column shifts");
     std::optional<ir::Dim> dim;
@@ -108,13 +109,17 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     if (!view) refuse(s.pos, Rule::Unsupported, "Set item on a local sequence; Push instead");
     TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
     if (!t.param->is_output)
-        refuse(s.pos, Rule::Unsupported, "writes input '" + t.param->name + "'; write an `into` output");
+        refuse(s.pos, Rule::Unsupported,
+               "writes input '" + t.param->name + "'; write an `into` output");
     Poly idx0 = canon(to_int(eval(*set.index), set.index->pos).p - Poly::constant(1));
     std::vector<Poly> full = view->prefix;
-    if (t.flat && view->prefix.empty()) full = decompose_flat(t, idx0, s.pos);
-    else full.push_back(idx0);
+    if (t.flat && view->prefix.empty())
+        full = decompose_flat(t, idx0, s.pos);
+    else
+        full.push_back(idx0);
     if (full.size() != t.dims.size())
-        refuse(s.pos, Rule::Unsupported, "a store must address one element of '" + t.param->name + "'");
+        refuse(s.pos, Rule::Unsupported,
+               "a store must address one element of '" + t.param->name + "'");
     NumVal v = to_num(eval(*set.value), set.value->pos);
     require_clean(v, s.pos);
     if (t.stored)
@@ -177,10 +182,17 @@ void Raiser::exec_push(const ast::Stmt& s, const ast::Push& push) {
     // A store into a narrow sequence rounds (logos-ops.md §6).
     if (std::holds_alternative<NumVal>(v) || std::holds_alternative<IntVal>(v)) {
         switch (local.type.elem) {
-        case ast::ElemType::BFloat16: c.value = ir::cast(ir::DType::BFloat16, c.value); break;
-        case ast::ElemType::Float16: c.value = ir::cast(ir::DType::Float16, c.value); break;
-        case ast::ElemType::Float32: c.value = ir::cast(ir::DType::Float32, c.value); break;
-        default: break;
+        case ast::ElemType::BFloat16:
+            c.value = ir::cast(ir::DType::BFloat16, c.value);
+            break;
+        case ast::ElemType::Float16:
+            c.value = ir::cast(ir::DType::Float16, c.value);
+            break;
+        case ast::ElemType::Float32:
+            c.value = ir::cast(ir::DType::Float32, c.value);
+            break;
+        default:
+            break;
         }
     }
     locals_[static_cast<size_t>(seq->local)].content = c;

@@ -85,8 +85,8 @@ std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
                              false};
             return std::nullopt;
         };
-        if (same_node(r, ph) && !same_node(l, ph)) return pick(l, gt);  // t > m
-        if (same_node(l, ph) && !same_node(r, ph)) return pick(r, lt);  // m < t
+        if (same_node(r, ph) && !same_node(l, ph)) return pick(l, gt); // t > m
+        if (same_node(l, ph) && !same_node(r, ph)) return pick(r, lt); // m < t
     }
     return std::nullopt;
 }
@@ -115,7 +115,8 @@ void Raiser::run_loop(const LoopSpec& spec) {
     if (auto k = loop.extent.constant_value()) {
         if (*k <= 0 || *k > (int64_t{1} << 40))
             refuse(spec.pos, Rule::Unsupported,
-                   "this loop runs " + std::to_string(*k) + " times; a constant trip count must be positive");
+                   "this loop runs " + std::to_string(*k) +
+                       " times; a constant trip count must be positive");
         int ax = new_axis();
         axes_[static_cast<size_t>(ax)].value = *k;
         loop.extent = Poly::atom({Atom::Axis, ax});
@@ -139,7 +140,8 @@ void Raiser::run_loop(const LoopSpec& spec) {
     // Variables set inside a column loop but declared outside are carried from
     // one column to the next: each reads a placeholder for its old value.
     std::map<std::string, SourcePos> set_at;
-    for (size_t i = 0; i < spec.body_end; ++i) assigned_names_of((*spec.body)[i], set_at);
+    for (size_t i = 0; i < spec.body_end; ++i)
+        assigned_names_of((*spec.body)[i], set_at);
     std::map<std::string, Value> before, int_before;
     if (loop.kind != LoopKind::Row) {
         for (const auto& [name, pos] : set_at) {
@@ -166,11 +168,13 @@ void Raiser::run_loop(const LoopSpec& spec) {
     } else if (Binding* c = lookup(spec.counter)) {
         c->value = IntVal{counter};
     }
-    for (size_t i = 0; i < spec.body_end; ++i) exec((*spec.body)[i]);
+    for (size_t i = 0; i < spec.body_end; ++i)
+        exec((*spec.body)[i]);
     scopes_.pop_back();
     loop_stack_.pop_back();
     if (!spec.counter.empty())
-        if (Binding* c = lookup(spec.counter)) c->value = IntVal{canon(spec.hi + Poly::constant(1))};
+        if (Binding* c = lookup(spec.counter))
+            c->value = IntVal{canon(spec.hi + Poly::constant(1))};
 
     if (loop.kind != LoopKind::Row)
         finish_carried(all_loops_[static_cast<size_t>(loop.id)], before, set_at);
@@ -207,8 +211,9 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
                        "before): a scan, not a reduction");
         for (const auto& [other, oph] : placeholders_)
             if (contains(m->element, oph.get()))
-                refuse(pos, Rule::Scan, "'" + name + "' reads '" + other +
-                                            "' while it is still being accumulated (a scan)");
+                refuse(pos, Rule::Scan,
+                       "'" + name + "' reads '" + other +
+                           "' while it is still being accumulated (a scan)");
         if (loop.kind == LoopKind::Inner)
             refuse(loop.pos, Rule::Unsupported,
                    "a loop nested inside a loop over the columns of a row");
@@ -227,8 +232,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         ir::Expr result;
         if (m->kind == ir::ReduceKind::Sum) {
             ir::Expr r = ir::reduce(ir::ReduceKind::Sum, m->element, full_dim(loop.extent));
-            if (shift != 0)
-                refuse(loop.pos, Rule::Unsupported, "a sum over part of the row");
+            if (shift != 0) refuse(loop.pos, Rule::Unsupported, "a sum over part of the row");
             bool zero = init.e->op == ir::Op::Const && init.e->value == 0;
             result = zero ? (m->negated ? ir::unary(ir::Op::Neg, r) : r)
                           : ir::binary(m->negated ? ir::Op::Sub : ir::Op::Add, init.e, r);
@@ -237,8 +241,8 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
             bool absorbs = (init.e->op == ir::Op::Const && init.e->value == identity) ||
                            matches_at_column(m->element, init.e, 0);
             if (absorbs && (shift == 0 || shift == 1)) {
-                result = ir::reduce(m->kind, m->element,
-                                    full_dim(loop.extent + Poly::constant(shift)));
+                result =
+                    ir::reduce(m->kind, m->element, full_dim(loop.extent + Poly::constant(shift)));
             } else if (shift == 0) {
                 result = ir::binary(m->kind == ir::ReduceKind::Max ? ir::Op::Max : ir::Op::Min,
                                     init.e, ir::reduce(m->kind, m->element, full_dim(loop.extent)));

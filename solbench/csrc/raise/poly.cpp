@@ -42,11 +42,14 @@ void Poly::add_term(const Monomial& m, int64_t c) {
 
 Poly Poly::operator+(const Poly& o) const {
     Poly r = *this;
-    for (const auto& [m, c] : o.terms_) r.add_term(m, c);
+    for (const auto& [m, c] : o.terms_)
+        r.add_term(m, c);
     return r;
 }
 
-Poly Poly::operator-(const Poly& o) const { return *this + o.scaled(-1); }
+Poly Poly::operator-(const Poly& o) const {
+    return *this + o.scaled(-1);
+}
 
 Poly Poly::operator*(const Poly& o) const {
     Poly r;
@@ -62,7 +65,8 @@ Poly Poly::operator*(const Poly& o) const {
 
 Poly Poly::scaled(int64_t k) const {
     Poly r;
-    for (const auto& [m, c] : terms_) r.add_term(m, checked_mul(c, k));
+    for (const auto& [m, c] : terms_)
+        r.add_term(m, checked_mul(c, k));
     return r;
 }
 
@@ -129,7 +133,8 @@ Poly Poly::substituted(Atom a, const Poly& with) const {
     Poly r;
     for (const auto& [m, c] : terms_) {
         Poly term = constant(c);
-        for (const Atom& x : m) term = term * (x == a ? with : atom(x));
+        for (const Atom& x : m)
+            term = term * (x == a ? with : atom(x));
         r = r + term;
     }
     return r;

@@ -17,8 +17,8 @@ std::optional<Refusal> first_taint(const NumVal& a, const NumVal& b) {
 
 std::optional<ir::Op> builtin_unary(const std::string& name) {
     static const std::map<std::string, ir::Op> ops = {
-        {"sqrt", ir::Op::Sqrt}, {"exp", ir::Op::Exp},   {"log", ir::Op::Log},
-        {"tanh", ir::Op::Tanh}, {"abs", ir::Op::Abs},   {"erf", ir::Op::Erf},
+        {"sqrt", ir::Op::Sqrt},      {"exp", ir::Op::Exp}, {"log", ir::Op::Log},
+        {"tanh", ir::Op::Tanh},      {"abs", ir::Op::Abs}, {"erf", ir::Op::Erf},
         {"sigmoid", ir::Op::Sigmoid}};
     auto it = ops.find(name);
     return it == ops.end() ? std::nullopt : std::optional(it->second);
@@ -33,33 +33,54 @@ std::optional<ir::Op> builtin_binary(const std::string& name) {
 
 ir::Op arith_op(ast::BinaryOp op) {
     switch (op) {
-    case ast::BinaryOp::Add: return ir::Op::Add;
-    case ast::BinaryOp::Sub: return ir::Op::Sub;
-    case ast::BinaryOp::Mul: return ir::Op::Mul;
-    case ast::BinaryOp::Div: return ir::Op::Div;
-    case ast::BinaryOp::Mod: return ir::Op::Mod;
-    case ast::BinaryOp::Eq: return ir::Op::Eq;
-    case ast::BinaryOp::Ne: return ir::Op::Ne;
-    case ast::BinaryOp::Lt: return ir::Op::Lt;
-    case ast::BinaryOp::Gt: return ir::Op::Gt;
-    case ast::BinaryOp::Le: return ir::Op::Le;
-    case ast::BinaryOp::Ge: return ir::Op::Ge;
-    case ast::BinaryOp::And: return ir::Op::And;
-    case ast::BinaryOp::Or: return ir::Op::Or;
-    case ast::BinaryOp::Concat: break;
+    case ast::BinaryOp::Add:
+        return ir::Op::Add;
+    case ast::BinaryOp::Sub:
+        return ir::Op::Sub;
+    case ast::BinaryOp::Mul:
+        return ir::Op::Mul;
+    case ast::BinaryOp::Div:
+        return ir::Op::Div;
+    case ast::BinaryOp::Mod:
+        return ir::Op::Mod;
+    case ast::BinaryOp::Eq:
+        return ir::Op::Eq;
+    case ast::BinaryOp::Ne:
+        return ir::Op::Ne;
+    case ast::BinaryOp::Lt:
+        return ir::Op::Lt;
+    case ast::BinaryOp::Gt:
+        return ir::Op::Gt;
+    case ast::BinaryOp::Le:
+        return ir::Op::Le;
+    case ast::BinaryOp::Ge:
+        return ir::Op::Ge;
+    case ast::BinaryOp::And:
+        return ir::Op::And;
+    case ast::BinaryOp::Or:
+        return ir::Op::Or;
+    case ast::BinaryOp::Concat:
+        break;
     }
     return ir::Op::Add;
 }
 
 bool compare_ints(ast::BinaryOp op, int64_t a, int64_t b) {
     switch (op) {
-    case ast::BinaryOp::Eq: return a == b;
-    case ast::BinaryOp::Ne: return a != b;
-    case ast::BinaryOp::Lt: return a < b;
-    case ast::BinaryOp::Gt: return a > b;
-    case ast::BinaryOp::Le: return a <= b;
-    case ast::BinaryOp::Ge: return a >= b;
-    default: return false;
+    case ast::BinaryOp::Eq:
+        return a == b;
+    case ast::BinaryOp::Ne:
+        return a != b;
+    case ast::BinaryOp::Lt:
+        return a < b;
+    case ast::BinaryOp::Gt:
+        return a > b;
+    case ast::BinaryOp::Le:
+        return a <= b;
+    case ast::BinaryOp::Ge:
+        return a >= b;
+    default:
+        return false;
     }
 }
 
@@ -137,8 +158,9 @@ void Raiser::unify_dim(int dim_axis, const Poly& extent, SourcePos pos) {
         axes_[static_cast<size_t>(root)].alias = std::pair{troot, int64_t{1}};
     } else {
         auto name = [&](int a) {
-            return axes_[static_cast<size_t>(a)].name.empty() ? std::string("a size")
-                                                              : "'" + axes_[static_cast<size_t>(a)].name + "'";
+            return axes_[static_cast<size_t>(a)].name.empty()
+                       ? std::string("a size")
+                       : "'" + axes_[static_cast<size_t>(a)].name + "'";
         };
         refuse(pos, Rule::Unsupported,
                "this read needs " + name(root) + " and " + name(troot) +
@@ -159,10 +181,17 @@ Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
     if (t.rank != 0) return v;
     std::optional<ir::DType> narrow;
     switch (t.elem) {
-    case ast::ElemType::BFloat16: narrow = ir::DType::BFloat16; break;
-    case ast::ElemType::Float16: narrow = ir::DType::Float16; break;
-    case ast::ElemType::Float32: narrow = ir::DType::Float32; break;
-    default: return v;
+    case ast::ElemType::BFloat16:
+        narrow = ir::DType::BFloat16;
+        break;
+    case ast::ElemType::Float16:
+        narrow = ir::DType::Float16;
+        break;
+    case ast::ElemType::Float32:
+        narrow = ir::DType::Float32;
+        break;
+    default:
+        return v;
     }
     NumVal n = to_num(v, pos);
     return NumVal{ir::cast(*narrow, n.e), n.taint};
@@ -225,11 +254,13 @@ Value Raiser::eval(const ast::Expr& e) {
             if constexpr (std::is_same_v<T, ast::NumberLit>) {
                 if (n.is_int) {
                     if (n.overflow)
-                        refuse(e.pos, Rule::Unsupported, "integer literal " + n.text + " is too large");
+                        refuse(e.pos, Rule::Unsupported,
+                               "integer literal " + n.text + " is too large");
                     return IntVal{Poly::constant(n.int_value)};
                 }
                 if (!std::isfinite(n.value))
-                    refuse(e.pos, Rule::Unsupported, "literal " + n.text + " is not a finite number");
+                    refuse(e.pos, Rule::Unsupported,
+                           "literal " + n.text + " is not a finite number");
                 return NumVal{ir::constant(n.value), std::nullopt};
             } else if constexpr (std::is_same_v<T, ast::BoolLit>) {
                 return NumVal{ir::constant(n.value ? 1.0 : 0.0), std::nullopt};
@@ -245,6 +276,11 @@ Value Raiser::eval(const ast::Expr& e) {
                 return read_item(e.pos, seq, index);
             } else if constexpr (std::is_same_v<T, ast::LengthOf>) {
                 return length_of(eval(*n.seq), e.pos);
+            } else if constexpr (std::is_same_v<T, ast::Slice>) {
+                Value seq = eval(*n.seq);
+                Value from = eval(*n.from);
+                Value to = eval(*n.to);
+                return slice_of(seq, from, to, e.pos);
             } else if constexpr (std::is_same_v<T, ast::NewSeq>) {
                 if (n.type.elem == ast::ElemType::Text)
                     refuse(e.pos, Rule::NonTensorValue, "a sequence of Text");
@@ -262,13 +298,19 @@ Value Raiser::eval(const ast::Expr& e) {
                     return v;
                 NumVal x = to_num(v, e.pos);
                 switch (n.to) {
-                case ast::ElemType::BFloat16: return NumVal{ir::cast(ir::DType::BFloat16, x.e), x.taint};
-                case ast::ElemType::Float16: return NumVal{ir::cast(ir::DType::Float16, x.e), x.taint};
-                case ast::ElemType::Float32: return NumVal{ir::cast(ir::DType::Float32, x.e), x.taint};
+                case ast::ElemType::BFloat16:
+                    return NumVal{ir::cast(ir::DType::BFloat16, x.e), x.taint};
+                case ast::ElemType::Float16:
+                    return NumVal{ir::cast(ir::DType::Float16, x.e), x.taint};
+                case ast::ElemType::Float32:
+                    return NumVal{ir::cast(ir::DType::Float32, x.e), x.taint};
                 case ast::ElemType::Float64:
-                case ast::ElemType::Real: return x;
-                case ast::ElemType::Bool: return NumVal{ir::cast(ir::DType::Bool, x.e), x.taint};
-                default: return NumVal{ir::cast(ir::DType::Int64, x.e), x.taint};
+                case ast::ElemType::Real:
+                    return x;
+                case ast::ElemType::Bool:
+                    return NumVal{ir::cast(ir::DType::Bool, x.e), x.taint};
+                default:
+                    return NumVal{ir::cast(ir::DType::Int64, x.e), x.taint};
                 }
             } else if constexpr (std::is_same_v<T, ast::CopyOf>) {
                 return eval(*n.operand); // symbolic values are immutable: a copy is the value
@@ -287,29 +329,35 @@ Value Raiser::eval(const ast::Expr& e) {
                 Value r = eval(*n.rhs);
                 if (n.op == ast::BinaryOp::Concat || std::holds_alternative<TextVal>(l) ||
                     std::holds_alternative<TextVal>(r))
-                    refuse(e.pos, Rule::NonTensorValue, "Text values; solgen raises tensor ops only");
+                    refuse(e.pos, Rule::NonTensorValue,
+                           "Text values; solgen raises tensor ops only");
                 auto* li = std::get_if<IntVal>(&l);
                 auto* ri = std::get_if<IntVal>(&r);
                 if (li && ri) {
                     Poly a = canon(li->p), b = canon(ri->p);
                     switch (n.op) {
-                    case ast::BinaryOp::Add: return IntVal{a + b};
-                    case ast::BinaryOp::Sub: return IntVal{a - b};
-                    case ast::BinaryOp::Mul: return IntVal{a * b};
+                    case ast::BinaryOp::Add:
+                        return IntVal{a + b};
+                    case ast::BinaryOp::Sub:
+                        return IntVal{a - b};
+                    case ast::BinaryOp::Mul:
+                        return IntVal{a * b};
                     case ast::BinaryOp::Div:
                     case ast::BinaryOp::Mod: {
                         auto k = b.constant_value();
                         if (k && *k == 0) refuse(e.pos, Rule::Unsupported, "division by zero");
                         if (auto av = a.constant_value(); av && k)
-                            return IntVal{Poly::constant(n.op == ast::BinaryOp::Div ? *av / *k
-                                                                                    : *av % *k)};
+                            return IntVal{
+                                Poly::constant(n.op == ast::BinaryOp::Div ? *av / *k : *av % *k)};
                         if (n.op == ast::BinaryOp::Div && k) {
                             if (auto q = a.divided_by(*k)) return IntVal{*q};
                             auto at = a.single_atom();
-                            if (at && at->kind == Atom::Axis && !axes_[static_cast<size_t>(at->id)].value) {
+                            if (at && at->kind == Atom::Axis &&
+                                !axes_[static_cast<size_t>(at->id)].value) {
                                 // n / 2 of an axis: n is 2 * (a new axis), exactly.
                                 const AxisInfo& parent = axes_[static_cast<size_t>(at->id)];
-                                int half = new_axis(parent.name.empty() ? "" : parent.name + "_half");
+                                int half =
+                                    new_axis(parent.name.empty() ? "" : parent.name + "_half");
                                 axes_[static_cast<size_t>(at->id)].alias = std::pair{half, *k};
                                 return IntVal{Poly::atom({Atom::Axis, half})};
                             }
@@ -335,11 +383,20 @@ Value Raiser::eval(const ast::Expr& e) {
                     double x = a.e->value, y = b.e->value;
                     double v = 0;
                     switch (op) {
-                    case ir::Op::Add: v = x + y; break;
-                    case ir::Op::Sub: v = x - y; break;
-                    case ir::Op::Mul: v = x * y; break;
-                    case ir::Op::Div: v = x / y; break;
-                    default: return NumVal{ir::binary(op, a.e, b.e), first_taint(a, b)};
+                    case ir::Op::Add:
+                        v = x + y;
+                        break;
+                    case ir::Op::Sub:
+                        v = x - y;
+                        break;
+                    case ir::Op::Mul:
+                        v = x * y;
+                        break;
+                    case ir::Op::Div:
+                        v = x / y;
+                        break;
+                    default:
+                        return NumVal{ir::binary(op, a.e, b.e), first_taint(a, b)};
                     }
                     if (std::isfinite(v)) return NumVal{ir::constant(v), first_taint(a, b)};
                 }
@@ -351,7 +408,8 @@ Value Raiser::eval(const ast::Expr& e) {
 
 Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
     std::vector<Value> args;
-    for (const auto& a : c.args) args.push_back(eval(*a));
+    for (const auto& a : c.args)
+        args.push_back(eval(*a));
     if (auto op = builtin_unary(c.callee)) {
         if (args.size() != 1) refuse(e.pos, Rule::Unsupported, c.callee + " takes one argument");
         NumVal x = to_num(args[0], e.pos);
@@ -364,7 +422,8 @@ Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
         if (a && b && *op != ir::Op::Pow) {
             auto av = canon(a->p).constant_value(), bv = canon(b->p).constant_value();
             if (av && bv)
-                return IntVal{Poly::constant(*op == ir::Op::Max ? std::max(*av, *bv) : std::min(*av, *bv))};
+                return IntVal{
+                    Poly::constant(*op == ir::Op::Max ? std::max(*av, *bv) : std::min(*av, *bv))};
         }
         NumVal x = to_num(args[0], e.pos), y = to_num(args[1], e.pos);
         return NumVal{ir::binary(*op, x.e, y.e), first_taint(x, y)};
@@ -372,8 +431,8 @@ Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
     const ast::Function* f = program_.find(c.callee);
     if (!f) refuse(e.pos, Rule::Unsupported, "unknown function '" + c.callee + "'");
     if (f->params.size() != args.size())
-        refuse(e.pos, Rule::Unsupported, "'" + c.callee + "' takes " +
-                                             std::to_string(f->params.size()) + " arguments");
+        refuse(e.pos, Rule::Unsupported,
+               "'" + c.callee + "' takes " + std::to_string(f->params.size()) + " arguments");
     return call_helper(*f, std::move(args), e.pos);
 }
 
@@ -381,8 +440,7 @@ Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
 // the body runs in a scope of its own. An early `Return` under an If becomes
 // a select between that value and the rest of the body's.
 Value Raiser::call_helper(const ast::Function& f, std::vector<Value> args, SourcePos pos) {
-    if (helper_stack_.size() > 64)
-        refuse(pos, Rule::Recursion, "helpers nested more than 64 deep");
+    if (helper_stack_.size() > 64) refuse(pos, Rule::Recursion, "helpers nested more than 64 deep");
     // Inlining copies a helper's body per call; a chain of helpers that each
     // call the next twice would grow exponentially.
     if (++inlined_calls_ > 20000)
@@ -462,10 +520,12 @@ IntVal Raiser::length_of(const Value& seq, SourcePos pos) {
             refuse(pos, Rule::NonTensorValue, "the length of a Text value");
         refuse(pos, Rule::Unsupported, "the length of a local sequence; use the input's length");
     }
+    if (view->length) return IntVal{*view->length};
     const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
     if (t.flat && view->prefix.empty()) {
         Poly p = Poly::constant(1);
-        for (int d : t.dims) p = p * Poly::atom({Atom::Axis, d});
+        for (int d : t.dims)
+            p = p * Poly::atom({Atom::Axis, d});
         return IntVal{canon(p)};
     }
     if (view->prefix.size() >= t.dims.size())
@@ -473,13 +533,38 @@ IntVal Raiser::length_of(const Value& seq, SourcePos pos) {
     return IntVal{canon(Poly::atom({Atom::Axis, t.dims[view->prefix.size()]}))};
 }
 
+// `items a through b of seq`: a view of seq whose next dimension starts at
+// a - 1 and holds b - a + 1 items (logos-ops.md §5, r2).
+ViewVal Raiser::slice_of(const Value& seq, const Value& from, const Value& to, SourcePos pos) {
+    const auto* view = std::get_if<ViewVal>(&seq);
+    if (!view) {
+        if (std::holds_alternative<TextVal>(seq))
+            refuse(pos, Rule::NonTensorValue, "a slice of a Text value");
+        refuse(pos, Rule::Unsupported, "a slice of a local sequence; slice the input instead");
+    }
+    if (std::holds_alternative<NumVal>(from) || std::holds_alternative<NumVal>(to))
+        refuse(
+            pos, Rule::DataDependentIndex,
+            "a slice bound computed from tensor data (which items are read depends on the data)");
+    const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
+    if (view->prefix.size() >= t.dims.size() && !(t.flat && view->prefix.empty()))
+        refuse(pos, Rule::Unsupported, "a slice of a single element");
+    Poly a0 = canon(to_int(from, pos).p - Poly::constant(1));
+    if (auto k = a0.constant_value(); k && *k < 0)
+        refuse(pos, Rule::Unsupported,
+               "items " + std::to_string(*k + 1) + " through ...: LOGOS indices start at 1");
+    ViewVal out = *view;
+    out.offset = canon(view->offset + a0);
+    out.length = canon(to_int(to, pos).p - to_int(from, pos).p + Poly::constant(1));
+    return out;
+}
+
 std::vector<Poly> Raiser::decompose_flat(const TensorParam& t, const Poly& index0, SourcePos pos) {
     std::vector<Poly> parts(t.dims.size());
     Poly q = canon(index0);
     for (size_t j = t.dims.size() - 1; j >= 1; --j) {
         auto [root, scale] = resolve_axis(t.dims[j]);
-        if (scale != 1)
-            refuse(pos, Rule::Unsupported, "a flat index over a packed axis");
+        if (scale != 1) refuse(pos, Rule::Unsupported, "a flat index over a packed axis");
         auto [quot, rest] = q.split_by({Atom::Axis, root});
         parts[j] = rest;
         q = quot;
@@ -502,15 +587,16 @@ Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
     if (!view) refuse(pos, Rule::Unsupported, "`item ... of` needs a sequence");
     Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
     if (auto k = idx0.constant_value(); k && *k < 0)
-        refuse(pos, Rule::Unsupported, "item " + std::to_string(*k + 1) +
-                                           ": LOGOS indices start at 1");
+        refuse(pos, Rule::Unsupported,
+               "item " + std::to_string(*k + 1) + ": LOGOS indices start at 1");
+    idx0 = canon(idx0 + view->offset); // a slice's items start at its offset
     const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
     std::vector<Poly> full = view->prefix;
     if (t.flat && view->prefix.empty()) {
         full = decompose_flat(t, idx0, pos);
     } else {
         full.push_back(idx0);
-        if (full.size() < t.dims.size()) return ViewVal{view->tensor, full};
+        if (full.size() < t.dims.size()) return ViewVal{view->tensor, full, {}, std::nullopt};
     }
     if (full.size() > t.dims.size()) refuse(pos, Rule::Unsupported, "too many indices");
     return element_load(view->tensor, full, pos);

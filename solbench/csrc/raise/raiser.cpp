@@ -11,27 +11,34 @@ namespace solbench::raise {
 
 std::optional<ir::DType> element_dtype(ast::ElemType t) {
     switch (t) {
-    case ast::ElemType::BFloat16: return ir::DType::BFloat16;
-    case ast::ElemType::Float16: return ir::DType::Float16;
-    case ast::ElemType::Float32: return ir::DType::Float32;
+    case ast::ElemType::BFloat16:
+        return ir::DType::BFloat16;
+    case ast::ElemType::Float16:
+        return ir::DType::Float16;
+    case ast::ElemType::Float32:
+        return ir::DType::Float32;
     case ast::ElemType::Float64:
-    case ast::ElemType::Real: return ir::DType::Float64;
-    case ast::ElemType::Int32: return ir::DType::Int32;
+    case ast::ElemType::Real:
+        return ir::DType::Float64;
+    case ast::ElemType::Int32:
+        return ir::DType::Int32;
     case ast::ElemType::Int64:
-    case ast::ElemType::Int: return ir::DType::Int64;
-    case ast::ElemType::Bool: return ir::DType::Bool;
-    case ast::ElemType::Text: return std::nullopt;
+    case ast::ElemType::Int:
+        return ir::DType::Int64;
+    case ast::ElemType::Bool:
+        return ir::DType::Bool;
+    case ast::ElemType::Text:
+        return std::nullopt;
     }
     return std::nullopt;
 }
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 // Every name a block assigns with `Set`, at any depth.
 void assigned_names(const ast::Block& block, std::map<std::string, SourcePos>& out) {
-    for (const ast::Stmt& s : block) assigned_names_of(s, out);
+    for (const ast::Stmt& s : block)
+        assigned_names_of(s, out);
 }
 
 void assigned_names_of(const ast::Stmt& s, std::map<std::string, SourcePos>& out) {
@@ -43,7 +50,8 @@ void assigned_names_of(const ast::Stmt& s, std::map<std::string, SourcePos>& out
                           std::is_same_v<T, ast::While>)
                 assigned_names(n.body, out);
             if constexpr (std::is_same_v<T, ast::If>) {
-                for (const auto& b : n.branches) assigned_names(b.body, out);
+                for (const auto& b : n.branches)
+                    assigned_names(b.body, out);
                 if (n.otherwise) assigned_names(*n.otherwise, out);
             }
         },
@@ -97,7 +105,8 @@ ir::OpIR Raiser::run() {
 // functions the op reaches, at the call that closes it.
 void Raiser::check_calls_acyclic() {
     std::map<std::string, const ast::Function*> by_name;
-    for (const ast::Function& f : program_.functions) by_name.emplace(f.name, &f);
+    for (const ast::Function& f : program_.functions)
+        by_name.emplace(f.name, &f);
     std::vector<std::string> stack;
     std::set<std::string> done;
     std::function<void(const ast::Function&)> visit_fn;
@@ -107,23 +116,31 @@ void Raiser::check_calls_acyclic() {
             [&](const auto& n) {
                 using T = std::decay_t<decltype(n)>;
                 if constexpr (std::is_same_v<T, ast::Call>) {
-                    for (const auto& a : n.args) visit_expr(*a, stmt);
+                    for (const auto& a : n.args)
+                        visit_expr(*a, stmt);
                     auto it = by_name.find(n.callee);
                     if (it == by_name.end()) return;
                     if (std::find(stack.begin(), stack.end(), n.callee) != stack.end())
                         refuse(stmt, Rule::Recursion,
                                "'" + n.callee + "' calls itself" +
-                                   (stack.back() == n.callee ? "" : " through '" + stack.back() + "'") +
+                                   (stack.back() == n.callee ? ""
+                                                             : " through '" + stack.back() + "'") +
                                    "; a recursive helper cannot be inlined into a kernel");
                     visit_fn(*it->second);
                 } else if constexpr (std::is_same_v<T, ast::ItemOf>) {
                     visit_expr(*n.index, stmt);
                     visit_expr(*n.seq, stmt);
+                } else if constexpr (std::is_same_v<T, ast::Slice>) {
+                    visit_expr(*n.from, stmt);
+                    visit_expr(*n.to, stmt);
+                    visit_expr(*n.seq, stmt);
                 } else if constexpr (std::is_same_v<T, ast::LengthOf> ||
                                      std::is_same_v<T, ast::CopyOf> ||
                                      std::is_same_v<T, ast::Unary>) {
-                    if constexpr (std::is_same_v<T, ast::LengthOf>) visit_expr(*n.seq, stmt);
-                    else visit_expr(*n.operand, stmt);
+                    if constexpr (std::is_same_v<T, ast::LengthOf>)
+                        visit_expr(*n.seq, stmt);
+                    else
+                        visit_expr(*n.operand, stmt);
                 } else if constexpr (std::is_same_v<T, ast::Cast>) {
                     visit_expr(*n.operand, stmt);
                 } else if constexpr (std::is_same_v<T, ast::Binary>) {
@@ -208,29 +225,40 @@ void Raiser::bind_params() {
             declare(p.name, NumVal{ir::scalar(input_index_[&p]), std::nullopt}, false);
             continue;
         }
-        for (int d = 0; d < p.type.rank; ++d) t.dims.push_back(new_axis());
+        for (int d = 0; d < p.type.rank; ++d)
+            t.dims.push_back(new_axis());
         if (!p.is_output) input_index_[&p] = ir_input++;
         tensors_.push_back(t);
-        declare(p.name, ViewVal{static_cast<int>(tensors_.size()) - 1, {}}, p.is_output);
+        declare(p.name, ViewVal{static_cast<int>(tensors_.size()) - 1, {}, {}, std::nullopt},
+                p.is_output);
     }
 }
 
 void Raiser::exec_block(const ast::Block& block) {
-    for (const ast::Stmt& s : block) exec(s);
+    for (const ast::Stmt& s : block)
+        exec(s);
 }
 
 void Raiser::exec(const ast::Stmt& s) {
     std::visit(
         [&](const auto& n) {
             using T = std::decay_t<decltype(n)>;
-            if constexpr (std::is_same_v<T, ast::Let>) exec_let(s, n);
-            else if constexpr (std::is_same_v<T, ast::SetVar>) exec_set(s, n);
-            else if constexpr (std::is_same_v<T, ast::SetItem>) exec_set_item(s, n);
-            else if constexpr (std::is_same_v<T, ast::Push>) exec_push(s, n);
-            else if constexpr (std::is_same_v<T, ast::If>) exec_if(s, n);
-            else if constexpr (std::is_same_v<T, ast::Check>) exec_check(s, n);
-            else if constexpr (std::is_same_v<T, ast::While>) exec_while(s, n);
-            else if constexpr (std::is_same_v<T, ast::Return>) exec_return(s, n);
+            if constexpr (std::is_same_v<T, ast::Let>)
+                exec_let(s, n);
+            else if constexpr (std::is_same_v<T, ast::SetVar>)
+                exec_set(s, n);
+            else if constexpr (std::is_same_v<T, ast::SetItem>)
+                exec_set_item(s, n);
+            else if constexpr (std::is_same_v<T, ast::Push>)
+                exec_push(s, n);
+            else if constexpr (std::is_same_v<T, ast::If>)
+                exec_if(s, n);
+            else if constexpr (std::is_same_v<T, ast::Check>)
+                exec_check(s, n);
+            else if constexpr (std::is_same_v<T, ast::While>)
+                exec_while(s, n);
+            else if constexpr (std::is_same_v<T, ast::Return>)
+                exec_return(s, n);
             else if constexpr (std::is_same_v<T, ast::ForEach>) {
                 Value over = eval(*n.seq);
                 if (!std::holds_alternative<ViewVal>(over))
@@ -262,9 +290,11 @@ void Raiser::exec(const ast::Stmt& s) {
 void Raiser::exec_let(const ast::Stmt& s, const ast::Let& let) {
     Value v = eval(*let.value);
     if (std::holds_alternative<TextVal>(v) || (let.type && let.type->elem == ast::ElemType::Text))
-        refuse(s.pos, Rule::NonTensorValue, "'" + let.name + "' is Text; solgen raises tensor ops only");
+        refuse(s.pos, Rule::NonTensorValue,
+               "'" + let.name + "' is Text; solgen raises tensor ops only");
     if (let.type) v = round_to_declared(std::move(v), *let.type, s.pos);
-    if (auto* seq = std::get_if<SeqVal>(&v)) locals_[static_cast<size_t>(seq->local)].depth = loop_stack_.size();
+    if (auto* seq = std::get_if<SeqVal>(&v))
+        locals_[static_cast<size_t>(seq->local)].depth = loop_stack_.size();
     declare(let.name, std::move(v), let.is_mutable);
 }
 
@@ -405,7 +435,8 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
             if (cond.e->value == 0) branch_from(i + 1);
             return;
         }
-        if (cond.taint) throw Refused{Refusal{file_, br.pos, cond.taint->rule, cond.taint->message}};
+        if (cond.taint)
+            throw Refused{Refusal{file_, br.pos, cond.taint->rule, cond.taint->message}};
         auto saved_scopes = scopes_;
         auto saved_locals = locals_;
         auto saved_tensors = tensors_;
@@ -440,11 +471,13 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
                 } else if (auto* ti = std::get_if<IntVal>(&t.value)) {
                     // An Int chosen by the data (an argmax) can only be used as data.
                     if (!(ti->p == std::get<IntVal>(b.value).p))
-                        b.value = NumVal{ir::constant(0),
-                                         Refusal{file_, br.pos, Rule::DataDependentIndex,
-                                                 "'" + name + "' is chosen by a data-dependent "
-                                                 "condition, so an index made from it depends on "
-                                                 "the data"}};
+                        b.value =
+                            NumVal{ir::constant(0),
+                                   Refusal{file_, br.pos, Rule::DataDependentIndex,
+                                           "'" + name +
+                                               "' is chosen by a data-dependent "
+                                               "condition, so an index made from it depends on "
+                                               "the data"}};
                 }
             }
     };
@@ -455,9 +488,7 @@ void Raiser::exec_while(const ast::Stmt& s, const ast::While& node) {
     // Counted form: `While c cmp bound:` ... `Set c to c + 1.` as the last statement.
     const auto* cmp = std::get_if<ast::Binary>(&node.cond->node);
     const auto* counter = cmp ? std::get_if<ast::NameRef>(&cmp->lhs->node) : nullptr;
-    auto data_loop = [&](const std::string& why) {
-        refuse(s.pos, Rule::DataDependentLoop, why);
-    };
+    auto data_loop = [&](const std::string& why) { refuse(s.pos, Rule::DataDependentLoop, why); };
     // A condition that reads tensor data is a data-dependent trip count.
     auto reads_data = [&](const Value& v) {
         const auto* n = std::get_if<NumVal>(&v);
@@ -469,8 +500,7 @@ void Raiser::exec_while(const ast::Stmt& s, const ast::While& node) {
     } else if (reads_data(eval(*node.cond))) {
         data_loop("this While loop's trip count depends on tensor data");
     }
-    if (!cmp || !counter ||
-        !(cmp->op == ast::BinaryOp::Lt || cmp->op == ast::BinaryOp::Le))
+    if (!cmp || !counter || !(cmp->op == ast::BinaryOp::Lt || cmp->op == ast::BinaryOp::Le))
         refuse(s.pos, Rule::Unsupported,
                "a While loop must count: `While i is less than N:` or `While i is at most N:`");
     Binding* b = lookup(counter->name);
@@ -536,8 +566,9 @@ LoopInfo* Raiser::column_context() {
 }
 
 const LoopInfo* Raiser::loop_by_id(int id) const {
-    return id >= 0 && id < static_cast<int>(all_loops_.size()) ? &all_loops_[static_cast<size_t>(id)]
-                                                             : nullptr;
+    return id >= 0 && id < static_cast<int>(all_loops_.size())
+               ? &all_loops_[static_cast<size_t>(id)]
+               : nullptr;
 }
 
 std::vector<int> Raiser::current_row_loops() const {

@@ -42,10 +42,13 @@ struct NumVal {
     std::optional<Refusal> taint;
 };
 
-// A (partial) view of a tensor parameter: `item r of x` with r fixed.
+// A (partial) view of a tensor parameter: `item r of x` with r fixed, and
+// possibly a slice `items a through b of` of its next dimension.
 struct ViewVal {
     int tensor = 0;             // index into Raiser::tensors_
     std::vector<Poly> prefix;   // 0-based indices of the leading dims
+    Poly offset;                // the next dimension's first item, 0-based (a slice's a - 1)
+    std::optional<Poly> length; // a slice's length (b - a + 1); none: the whole dimension
 };
 
 // A local sequence built with Push.
@@ -58,8 +61,8 @@ struct TextVal {};
 using Value = std::variant<IntVal, NumVal, ViewVal, SeqVal, TextVal>;
 
 struct AxisInfo {
-    std::string name;                 // set for Int parameters
-    std::optional<int64_t> value;     // constant, from a Check
+    std::string name;                             // set for Int parameters
+    std::optional<int64_t> value;                 // constant, from a Check
     std::optional<std::pair<int, int64_t>> alias; // this axis == scale * other
     bool from_param = false;
 };
@@ -68,17 +71,17 @@ enum class LoopKind { Row, Column, Inner };
 
 struct LoopInfo {
     LoopKind kind = LoopKind::Row;
-    int id = 0;                   // its Atom::Loop id
+    int id = 0; // its Atom::Loop id
     Poly extent;
     SourcePos pos;
-    std::optional<Poly> shift;    // Column: the first read's column minus the counter
-    std::optional<int> axis;      // Row: the axis it runs over
+    std::optional<Poly> shift; // Column: the first read's column minus the counter
+    std::optional<int> axis;   // Row: the axis it runs over
 };
 
 // What one output receives: one value per iteration of a loop nest.
 struct Content {
-    std::vector<int> row_loops;   // indices into Raiser::loops_ (ids), outermost first
-    std::optional<int> col_loop;  // loop id of the column loop, if per element
+    std::vector<int> row_loops;  // indices into Raiser::loops_ (ids), outermost first
+    std::optional<int> col_loop; // loop id of the column loop, if per element
     ir::Expr value;
     SourcePos pos;
 };
@@ -86,8 +89,8 @@ struct Content {
 struct TensorParam {
     const ast::Param* param = nullptr;
     ir::DType dtype = ir::DType::Float32;
-    std::vector<int> dims; // axis ids (before aliasing)
-    bool flat = false;     // declared rank 1, shaped by a length contract
+    std::vector<int> dims;         // axis ids (before aliasing)
+    bool flat = false;             // declared rank 1, shaped by a length contract
     std::optional<Content> stored; // outputs written with Set item
 };
 
@@ -131,10 +134,10 @@ class Raiser {
     struct LoopSpec {
         SourcePos pos;
         const ast::Block* body = nullptr;
-        size_t body_end = 0;       // statements of body to run (a While drops its step)
-        Poly lo, hi;               // the counter runs lo..hi inclusive
-        std::string var;           // the counter's name (a new binding), or
-        std::string counter;       // an existing mutable Int (While)
+        size_t body_end = 0;         // statements of body to run (a While drops its step)
+        Poly lo, hi;                 // the counter runs lo..hi inclusive
+        std::string var;             // the counter's name (a new binding), or
+        std::string counter;         // an existing mutable Int (While)
         std::optional<ViewVal> over; // for-each over this view
     };
     void run_loop(const LoopSpec& spec);
@@ -150,6 +153,7 @@ class Raiser {
     Value read_item(SourcePos pos, const Value& seq, const Value& index);
     Value element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos);
     IntVal length_of(const Value& seq, SourcePos pos);
+    ViewVal slice_of(const Value& seq, const Value& from, const Value& to, SourcePos pos);
 
     // Values
     NumVal to_num(const Value& v, SourcePos pos);
@@ -189,10 +193,10 @@ class Raiser {
     std::string file_;
 
     std::vector<AxisInfo> axes_;
-    std::vector<TensorParam> tensors_;   // every tensor parameter, inputs and outputs
+    std::vector<TensorParam> tensors_; // every tensor parameter, inputs and outputs
     std::vector<LocalSeq> locals_;
-    std::vector<int> loop_stack_;        // ids of the loops around the current statement
-    std::vector<LoopInfo> all_loops_;    // every loop raised, indexed by id
+    std::vector<int> loop_stack_;     // ids of the loops around the current statement
+    std::vector<LoopInfo> all_loops_; // every loop raised, indexed by id
     std::vector<std::map<std::string, Binding>> scopes_;
     std::vector<std::string> helper_stack_;
     long inlined_calls_ = 0;
