@@ -17,7 +17,9 @@ struct Case {
     nlohmann::json expect;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file; }
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.file;
+}
 
 // The external corpus gives no cases when it is absent (see SharedCorpus.Present).
 std::vector<Case> cases(const std::string& dir, const char* section) {
@@ -25,7 +27,8 @@ std::vector<Case> cases(const std::string& dir, const char* section) {
     if (dir == solbench::testing::shared_corpus() && !solbench::testing::shared_corpus_present())
         return out;
     auto manifest = load_json(dir + "/manifest.json");
-    for (auto& [file, expect] : manifest[section].items()) out.push_back({dir, file, expect});
+    for (auto& [file, expect] : manifest[section].items())
+        out.push_back({dir, file, expect});
     return out;
 }
 
@@ -36,7 +39,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
     return n;
 }
 
-void expect_tensors(const nlohmann::json& got, const nlohmann::json& want, const std::string& what) {
+void expect_tensors(const nlohmann::json& got, const nlohmann::json& want,
+                    const std::string& what) {
     ASSERT_EQ(got.size(), want.size()) << what << ": " << got.dump();
     for (size_t i = 0; i < want.size(); ++i) {
         EXPECT_EQ(got[i]["name"], want[i][0]) << what << " " << i;
@@ -61,7 +65,8 @@ TEST_P(Accept, RecognizedAsManifestSays) {
     expect_tensors(j["outputs"], c.expect["outputs"], "outputs");
     if (c.expect.contains("axes")) {
         std::vector<std::string> names;
-        for (auto& a : j["axes"]) names.push_back(a["name"]);
+        for (auto& a : j["axes"])
+            names.push_back(a["name"]);
         for (auto& want : c.expect["axes"])
             EXPECT_NE(std::find(names.begin(), names.end(), want.get<std::string>()), names.end())
                 << "axis " << want << " missing in " << j["axes"].dump();
@@ -71,7 +76,8 @@ TEST_P(Accept, RecognizedAsManifestSays) {
         if (!a["const"].is_null()) consts[a["name"]] = a["const"];
     std::map<std::string, nlohmann::json> want_consts;
     if (c.expect.contains("const_axes"))
-        for (auto& [k, v] : c.expect["const_axes"].items()) want_consts[k] = v;
+        for (auto& [k, v] : c.expect["const_axes"].items())
+            want_consts[k] = v;
     EXPECT_EQ(consts, want_consts);
 }
 
@@ -87,13 +93,17 @@ TEST_P(Refuse, RefusedAtTheRightLine) {
     ASSERT_TRUE(j.contains("refused")) << j.dump(2);
     const auto& r = j["refused"];
     std::vector<std::string> rules;
-    if (c.expect.contains("rules")) rules = c.expect["rules"].get<std::vector<std::string>>();
-    else rules = {c.expect["rule"].get<std::string>()};
+    if (c.expect.contains("rules"))
+        rules = c.expect["rules"].get<std::vector<std::string>>();
+    else
+        rules = {c.expect["rule"].get<std::string>()};
     EXPECT_NE(std::find(rules.begin(), rules.end(), r["rule"].get<std::string>()), rules.end())
         << r.dump();
     std::vector<int> lines;
-    if (c.expect.contains("lines")) lines = c.expect["lines"].get<std::vector<int>>();
-    else lines = {c.expect["line"].get<int>()};
+    if (c.expect.contains("lines"))
+        lines = c.expect["lines"].get<std::vector<int>>();
+    else
+        lines = {c.expect["line"].get<int>()};
     EXPECT_NE(std::find(lines.begin(), lines.end(), r["line"].get<int>()), lines.end()) << r.dump();
 }
 

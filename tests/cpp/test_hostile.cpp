@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -200,6 +201,18 @@ TEST_P(Hostile, ExplainJson) {
     EXPECT_EQ(*o.exit_code, 2) << describe(o);
     EXPECT_TRUE(j.contains(c.expect == "refused" ? "refused" : "errors"))
         << j.dump().substr(0, 300);
+    // One error per fault: never the same message twice at a line, nor two at one place.
+    std::set<std::pair<int, std::string>> messages;
+    std::set<std::pair<int, int>> places;
+    for (const auto& e : j.value("errors", nlohmann::json::array())) {
+        int line = e.value("line", 0), col = e.value("col", 0);
+        EXPECT_TRUE(messages.emplace(line, e.value("message", "")).second)
+            << "duplicate error: " << e.dump();
+        if (line > 0) {
+            EXPECT_TRUE(places.emplace(line, col).second)
+                << "two errors at one place: " << e.dump();
+        }
+    }
     if (c.line) {
         EXPECT_EQ(json_line(j), c.line) << j.dump().substr(0, 300);
     }

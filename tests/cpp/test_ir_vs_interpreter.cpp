@@ -20,13 +20,16 @@ namespace {
 struct OpFile {
     std::string path;
 };
-void PrintTo(const OpFile& f, std::ostream* os) { *os << f.path; }
+void PrintTo(const OpFile& f, std::ostream* os) {
+    *os << f.path;
+}
 
 std::vector<OpFile> accepted() {
     std::vector<OpFile> out;
     for (const std::string& dir : solbench::testing::corpora()) {
         nlohmann::json manifest = load_json(dir + "/manifest.json");
-        for (auto& [file, _] : manifest["accept"].items()) out.push_back({dir + "/" + file});
+        for (auto& [file, _] : manifest["accept"].items())
+            out.push_back({dir + "/" + file});
     }
     return out;
 }
@@ -35,12 +38,14 @@ nlohmann::json nested(const std::vector<int64_t>& dims, size_t depth,
                       const std::function<double()>& next) {
     nlohmann::json a = nlohmann::json::array();
     for (int64_t i = 0; i < dims[depth]; ++i)
-        a.push_back(depth + 1 == dims.size() ? nlohmann::json(next()) : nested(dims, depth + 1, next));
+        a.push_back(depth + 1 == dims.size() ? nlohmann::json(next())
+                                             : nested(dims, depth + 1, next));
     return a;
 }
 
 // Random inputs (and zeroed `into` outputs) for one shape choice.
-nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shape, std::mt19937& rng) {
+nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shape,
+                           std::mt19937& rng) {
     std::vector<int64_t> axis(op.axes.size());
     const int64_t row_sizes[] = {1, 3, 2}, col_sizes[] = {5, 8, 1};
     for (size_t a = 0; a < op.axes.size(); ++a) {
@@ -53,7 +58,8 @@ nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shap
     std::normal_distribution<double> normal;
     auto dims_of = [&](const ir::Tensor& t) {
         std::vector<int64_t> d;
-        for (const ir::Dim& x : t.shape) d.push_back(x.scale * axis[static_cast<size_t>(x.axis)]);
+        for (const ir::Dim& x : t.shape)
+            d.push_back(x.scale * axis[static_cast<size_t>(x.axis)]);
         return d;
     };
     auto tensor_json = [&](const ir::Tensor& t, bool zeros) {
@@ -61,7 +67,8 @@ nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shap
         auto next = [&]() { return zeros ? 0.0 : ir::round_to(t.dtype, normal(rng)); };
         if (t.flat) {
             int64_t n = 1;
-            for (int64_t x : d) n *= x;
+            for (int64_t x : d)
+                n *= x;
             return nested({n}, 0, next);
         }
         return nested(d, 0, next);
@@ -81,7 +88,8 @@ nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shap
             if (const ir::Tensor* t = find(op.outputs)) j[p.name] = tensor_json(*t, true);
         } else if (const ir::Tensor* t = find(op.inputs)) {
             if (t->role == ir::Role::Scalar)
-                j[p.name] = p.name.find("eps") != std::string::npos ? 1e-5 : 0.5 + std::fabs(normal(rng));
+                j[p.name] =
+                    p.name.find("eps") != std::string::npos ? 1e-5 : 0.5 + std::fabs(normal(rng));
             else
                 j[p.name] = tensor_json(*t, false);
         }
@@ -93,7 +101,8 @@ void expect_close(const nlohmann::json& a, const nlohmann::json& b, const std::s
     if (a.is_array()) {
         ASSERT_TRUE(b.is_array()) << where;
         ASSERT_EQ(a.size(), b.size()) << where;
-        for (size_t i = 0; i < a.size(); ++i) expect_close(a[i], b[i], where + "[" + std::to_string(i) + "]");
+        for (size_t i = 0; i < a.size(); ++i)
+            expect_close(a[i], b[i], where + "[" + std::to_string(i) + "]");
         return;
     }
     double x = a.get<double>(), y = b.get<double>();
@@ -134,7 +143,8 @@ TEST(AgreementCheck, DetectsADifferentOp) {
 
 INSTANTIATE_TEST_SUITE_P(Corpora, Agreement, ::testing::ValuesIn(accepted()),
                          [](const ::testing::TestParamInfo<OpFile>& p) {
-                             std::string n = p.param.path.substr(p.param.path.find_last_of('/') + 1);
+                             std::string n =
+                                 p.param.path.substr(p.param.path.find_last_of('/') + 1);
                              n = solbench::testing::corpus_label(p.param.path) + n;
                              for (char& ch : n)
                                  if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';

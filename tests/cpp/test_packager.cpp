@@ -1,6 +1,6 @@
 // Schema validation, definition loading and binding, workloads, bundles.
-#include "ir_fixtures.h"
 #include "codegen/kernel_emitter.h"
+#include "ir_fixtures.h"
 #include "package/definition.h"
 #include "package/generate.h"
 #include "package/packager.h"
@@ -219,8 +219,7 @@ TEST(Definition, ReadsTheFilesAsThePublishedOnesAreWritten) {
     ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
     EXPECT_EQ(std::get<OpDescription>(r).ir.axes[1].value, 4096);
     // What the harness's models reject stays rejected, with the field named.
-    for (auto [from, to, pointer] :
-         std::vector<std::tuple<std::string, std::string, std::string>>{
+    for (auto [from, to, pointer] : std::vector<std::tuple<std::string, std::string, std::string>>{
              {"\"hf_id\": null", "\"hf_id\": \"\"", "/hf_id"},
              {"\"op_type\": null", "\"op_type\": 7", "/op_type"},
              {"[\"batch_size\", \"4096\"]", "[\"batch_size\", 4096]", "/outputs/out/shape/1"},
@@ -249,14 +248,14 @@ TEST(Definition, LiteralSizesBindAsConstantsAndMustAgree) {
 // [N, N]: one name for the op's row and column axes. The harness gives both
 // one size; the kernel checks they agree, and workloads name N once.
 TEST(Definition, RepeatedAxisNameMakesTheOpsAxesEqual) {
-    std::string square = replace(
-        replace(replace(kRmsnormDefinition,
-                        "{\"batch_size\": {\"type\": \"var\"}, \"hidden_size\": {\"type\": "
-                        "\"const\", \"value\": 4096}}",
-                        "{\"N\": {\"type\": \"var\"}}"),
-                "\"hidden_states\": {\"shape\": [\"batch_size\", \"hidden_size\"]",
-                "\"hidden_states\": {\"shape\": [\"N\", \"N\"]"),
-        "\"weight\": {\"shape\": [\"hidden_size\"]", "\"weight\": {\"shape\": [\"N\"]");
+    std::string square =
+        replace(replace(replace(kRmsnormDefinition,
+                                "{\"batch_size\": {\"type\": \"var\"}, \"hidden_size\": {\"type\": "
+                                "\"const\", \"value\": 4096}}",
+                                "{\"N\": {\"type\": \"var\"}}"),
+                        "\"hidden_states\": {\"shape\": [\"batch_size\", \"hidden_size\"]",
+                        "\"hidden_states\": {\"shape\": [\"N\", \"N\"]"),
+                "\"weight\": {\"shape\": [\"hidden_size\"]", "\"weight\": {\"shape\": [\"N\"]");
     square = replace(square, "\"out\": {\"shape\": [\"batch_size\", \"hidden_size\"]",
                      "\"out\": {\"shape\": [\"N\", \"N\"]");
     auto r = bind(fixtures::rmsnorm(), parse_ok(square));

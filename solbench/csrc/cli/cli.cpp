@@ -79,6 +79,8 @@ int report_failure(const Compiled& c) {
         std::cerr << "note: " << describe(r->rule)
                   << " is outside solgen's op families; no code was emitted\n";
     }
+    for (const std::string& note : c.notes)
+        std::cerr << "note: " << note << "\n";
     return kRefused;
 }
 

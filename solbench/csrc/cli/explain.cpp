@@ -37,7 +37,9 @@ nlohmann::json explain_json(const Compiled& c) {
     if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
         j["errors"] = nlohmann::json::array();
         for (const Diagnostic& d : errs->errors)
-            j["errors"].push_back({{"line", d.pos.line}, {"col", d.pos.col}, {"message", d.message}});
+            j["errors"].push_back(
+                {{"line", d.pos.line}, {"col", d.pos.col}, {"message", d.message}});
+        if (!c.notes.empty()) j["notes"] = c.notes;
         return j;
     }
     if (const auto* r = std::get_if<Refusal>(&c.result)) {
@@ -45,6 +47,7 @@ nlohmann::json explain_json(const Compiled& c) {
                         {"col", r->pos.col},
                         {"rule", to_string(r->rule)},
                         {"message", r->message}};
+        if (!c.notes.empty()) j["notes"] = c.notes;
         return j;
     }
     const OpDescription& d = std::get<OpDescription>(c.result);
@@ -52,21 +55,26 @@ nlohmann::json explain_json(const Compiled& c) {
     j["op"] = op.name;
     j["family"] = to_string(d.family);
     j["inputs"] = nlohmann::json::array();
-    for (const ir::Tensor& t : op.inputs) j["inputs"].push_back(tensor_json(op, t));
+    for (const ir::Tensor& t : op.inputs)
+        j["inputs"].push_back(tensor_json(op, t));
     j["outputs"] = nlohmann::json::array();
-    for (const ir::Tensor& t : op.outputs) j["outputs"].push_back(tensor_json(op, t));
+    for (const ir::Tensor& t : op.outputs)
+        j["outputs"].push_back(tensor_json(op, t));
     j["axes"] = nlohmann::json::array();
     for (const ir::Axis& a : op.axes)
-        j["axes"].push_back({{"name", a.name},
-                             {"const", a.value ? nlohmann::json(*a.value) : nlohmann::json(nullptr)}});
+        j["axes"].push_back(
+            {{"name", a.name},
+             {"const", a.value ? nlohmann::json(*a.value) : nlohmann::json(nullptr)}});
     j["row_axes"] = nlohmann::json::array();
-    for (int a : op.row_axes) j["row_axes"].push_back(op.axes[static_cast<size_t>(a)].name);
-    j["column_axis"] = op.column_axis >= 0 ? nlohmann::json(op.axes[static_cast<size_t>(op.column_axis)].name)
-                                           : nlohmann::json(nullptr);
+    for (int a : op.row_axes)
+        j["row_axes"].push_back(op.axes[static_cast<size_t>(a)].name);
+    j["column_axis"] = op.column_axis >= 0
+                           ? nlohmann::json(op.axes[static_cast<size_t>(op.column_axis)].name)
+                           : nlohmann::json(nullptr);
     j["reductions"] = nlohmann::json::array();
     for (const ir::Expr& r : d.reductions)
-        j["reductions"].push_back({{"kind", ir::to_string(r->reduce_kind)},
-                                   {"element", ir::print(op, r->args[0])}});
+        j["reductions"].push_back(
+            {{"kind", ir::to_string(r->reduce_kind)}, {"element", ir::print(op, r->args[0])}});
     j["packed_halves"] = d.packed_halves;
     j["ir"] = ir::print(op);
     return j;

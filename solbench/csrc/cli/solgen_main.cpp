@@ -2,4 +2,6 @@
 // can call the very same command line.
 #include "cli/cli.h"
 
-int main(int argc, char** argv) { return solbench::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+    return solbench::cli::run(argc, argv);
+}

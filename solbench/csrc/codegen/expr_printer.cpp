@@ -1,6 +1,8 @@
 // IR expressions -> CUDA C++ fp32 expressions, with shared nodes named once.
 #include "codegen/expr_printer.h"
 
+#include "ir/builtins.h"
+
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -184,24 +186,8 @@ std::string ExprPrinter::print_node(const Node& n) {
         std::string cond = print_condition(n.args[0]);
         return "(" + cond + " ? " + arg(1) + " : " + arg(2) + ")";
     }
-    case Op::Sqrt:
-        return call("sqrtf");
-    case Op::Exp:
-        return call("expf");
-    case Op::Log:
-        return call("logf");
-    case Op::Tanh:
-        return call("tanhf");
-    case Op::Abs:
-        return call("fabsf");
-    case Op::Erf:
-        return call("erff");
     case Op::Sigmoid:
         return "(1.0f / (1.0f + expf(-" + arg(0) + ")))";
-    case Op::Max:
-        return "fmaxf(" + arg(0) + ", " + arg(1) + ")";
-    case Op::Min:
-        return "fminf(" + arg(0) + ", " + arg(1) + ")";
     case Op::Pow: {
         const Node& k = *n.args[1];
         if (k.op == Op::Const) {
@@ -226,6 +212,13 @@ std::string ExprPrinter::print_node(const Node& n) {
             return arg(0);
         }
         return arg(0);
+    default:
+        break;
+    }
+    // The plain builtins: `f(x)` or `f(x, y)` with the table's device function.
+    if (const ir::Builtin* b = ir::find_builtin(n.op); b && !b->cuda.empty()) {
+        if (b->arity == 1) return call(std::string(b->cuda).c_str());
+        return std::string(b->cuda) + "(" + arg(0) + ", " + arg(1) + ")";
     }
     return "0.0f";
 }

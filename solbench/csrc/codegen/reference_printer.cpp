@@ -2,6 +2,7 @@
 #include "codegen/reference_printer.h"
 
 #include "codegen/expr_printer.h"
+#include "ir/builtins.h"
 
 #include <charconv>
 #include <cmath>
@@ -259,18 +260,6 @@ class ReferencePrinter {
         case Op::Select:
             if (!tensor) return "(" + a(1) + " if " + a(0) + " != 0 else " + a(2) + ")";
             return "torch.where(torch.as_tensor(" + a(0) + " != 0), " + a(1) + ", " + a(2) + ")";
-        case Op::Sqrt:
-            return fn("torch.sqrt", "math.sqrt");
-        case Op::Exp:
-            return fn("torch.exp", "math.exp");
-        case Op::Log:
-            return fn("torch.log", "math.log");
-        case Op::Tanh:
-            return fn("torch.tanh", "math.tanh");
-        case Op::Abs:
-            return fn("torch.abs", "abs");
-        case Op::Erf:
-            return fn("torch.erf", "math.erf");
         case Op::Sigmoid:
             return tensor ? "torch.sigmoid(" + strip(a(0)) + ")"
                           : "(1.0 / (1.0 + math.exp(-" + a(0) + ")))";
@@ -294,7 +283,12 @@ class ReferencePrinter {
             return strip(a(0)) == a(0)
                        ? a(0) + ".to(" + torch_dtype(n.dtype) + ").float()"
                        : "(" + strip(a(0)) + ").to(" + torch_dtype(n.dtype) + ").float()";
+        default:
+            break;
         }
+        // The plain unary builtins, with the table's torch and Python spellings.
+        if (const ir::Builtin* b = ir::find_builtin(n.op); b && b->arity == 1 && !b->python.empty())
+            return fn(std::string(b->torch).c_str(), std::string(b->python).c_str());
         return "0.0";
     }
 

@@ -23,6 +23,9 @@ struct Compiled {
     std::unique_ptr<SourceFile> source;
     ast::Program program;
     const ast::Function* op = nullptr; // the chosen `## To` block, when it exists
+    // Said after the errors or refusal: how the op was chosen when the default
+    // rule picked one of several blocks no other block calls.
+    std::vector<std::string> notes;
     // Recognized op, refusal, or the errors that stopped reading.
     std::variant<OpDescription, Refusal, SourceErrors> result;
 };

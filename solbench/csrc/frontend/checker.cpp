@@ -8,6 +8,8 @@
 // the recognizer refuses those later, naming the rule they break.
 #include "frontend/checker.h"
 
+#include "ir/builtins.h"
+
 #include "frontend/checker_types.h"
 #include "frontend/interp_describe.h"
 #include "frontend/interp_ops.h"
@@ -544,14 +546,14 @@ CType Checker::call_type(const ast::Call& n, SourcePos pos) {
     }
     int arity = interp::builtin_arity(n.callee);
     if (const ast::SkippedBlock* b = program_.skipped_block(n.callee); b && b->native) {
-        error(pos, "`" + n.callee + "` is a `## To native` declaration (" + where(b->pos) +
+        error(pos, "`" + n.callee + "` is a `## To native` declaration (line " +
+                       std::to_string(b->pos.line) +
                        "): a foreign function, which solgen's op subset cannot call");
         return {};
     }
     if (arity == 0) {
         error(pos, "unknown function `" + n.callee +
-                       "`: not a `## To` in this file nor a builtin (sqrt exp log tanh abs erf "
-                       "sigmoid max min pow)");
+                       "`: not a `## To` in this file nor a builtin (" + ir::builtin_names() + ")");
         return {};
     }
     if (args.size() != static_cast<size_t>(arity)) {
@@ -564,7 +566,7 @@ CType Checker::call_type(const ast::Call& n, SourcePos pos) {
         expect_number(args[k], *n.args[k], "`" + n.callee + "`");
         all_int = all_int && args[k].kind == Kind::Int;
     }
-    bool keeps_int = n.callee == "abs" || n.callee == "max" || n.callee == "min";
+    bool keeps_int = ir::find_builtin(n.callee)->keeps_int;
     return {all_int && keeps_int ? Kind::Int : Kind::Real};
 }
 

@@ -1,19 +1,14 @@
 // Arithmetic, comparisons, casts and builtins on interpreter values.
 #include "frontend/interp_ops.h"
 
+#include "ir/builtins.h"
+
 #include <charconv>
 #include <cmath>
 
 namespace solbench::interp {
 
 namespace {
-
-struct Builtin {
-    const char* name;
-    int arity;
-};
-constexpr Builtin kBuiltins[] = {{"sqrt", 1}, {"exp", 1},     {"log", 1}, {"tanh", 1}, {"abs", 1},
-                                 {"erf", 1},  {"sigmoid", 1}, {"max", 2}, {"min", 2},  {"pow", 2}};
 
 bool is_number(const Value& v) {
     return std::holds_alternative<int64_t>(v) || std::holds_alternative<double>(v);
@@ -113,9 +108,8 @@ bool is_builtin(const std::string& name) {
 }
 
 int builtin_arity(const std::string& name) {
-    for (const Builtin& b : kBuiltins)
-        if (name == b.name) return b.arity;
-    return 0;
+    const ir::Builtin* b = ir::find_builtin(name);
+    return b ? b->arity : 0;
 }
 
 bool as_bool(const Value& v, SourcePos pos, const std::string& what) {
@@ -200,8 +194,10 @@ Value apply_cast(const Value& v, ast::ElemType to, SourcePos pos) {
 }
 
 Value apply_builtin(const std::string& name, std::span<const Value> args, SourcePos pos) {
-    if (args.size() != static_cast<size_t>(builtin_arity(name)))
-        throw RuntimeError(pos, "`" + name + "` takes " + std::to_string(builtin_arity(name)) +
+    const ir::Builtin* b = ir::find_builtin(name);
+    if (!b) throw RuntimeError(pos, "unknown function `" + name + "`");
+    if (args.size() != static_cast<size_t>(b->arity))
+        throw RuntimeError(pos, "`" + name + "` takes " + std::to_string(b->arity) +
                                     " argument(s), got " + std::to_string(args.size()));
     std::string what = "`" + name + "`";
     bool all_int = true;
@@ -209,28 +205,18 @@ Value apply_builtin(const std::string& name, std::span<const Value> args, Source
         number(a, pos, what);
         all_int = all_int && std::holds_alternative<int64_t>(a);
     }
-    // abs, max and min keep an Int an Int; everything else computes in float64.
-    if (all_int && name == "abs") {
+    // abs, max, min, floor, ceil and round keep an Int an Int; the rest computes in float64.
+    if (all_int && b->keeps_int) {
         int64_t x = std::get<int64_t>(args[0]);
-        return x < 0 ? apply_unary(ast::UnaryOp::Neg, args[0], pos) : args[0];
-    }
-    if (all_int && (name == "max" || name == "min")) {
-        int64_t x = std::get<int64_t>(args[0]), y = std::get<int64_t>(args[1]);
-        return name == "max" ? std::max(x, y) : std::min(x, y);
+        if (b->op == ir::Op::Abs)
+            return x < 0 ? apply_unary(ast::UnaryOp::Neg, args[0], pos) : args[0];
+        if (b->arity == 1) return x;
+        int64_t y = std::get<int64_t>(args[1]);
+        return b->op == ir::Op::Max ? std::max(x, y) : std::min(x, y);
     }
     double x = to_real(args[0]);
-    if (name == "sqrt") return std::sqrt(x);
-    if (name == "exp") return std::exp(x);
-    if (name == "log") return std::log(x);
-    if (name == "tanh") return std::tanh(x);
-    if (name == "abs") return std::fabs(x);
-    if (name == "erf") return std::erf(x);
-    if (name == "sigmoid") return 1.0 / (1.0 + std::exp(-x));
-    double y = to_real(args[1]);
-    // fmax/fmin ignore a NaN operand, as LOGOS's (Rust's) f64::max does.
-    if (name == "max") return std::fmax(x, y);
-    if (name == "min") return std::fmin(x, y);
-    return std::pow(x, y);
+    double y = b->arity == 2 ? to_real(args[1]) : 0.0;
+    return b->eval(x, y);
 }
 
 } // namespace solbench::interp

@@ -9,7 +9,9 @@
 // input can exhaust the stack here or in the stages that walk the AST.
 #include "frontend/parser.h"
 
+#include "frontend/interp_describe.h"
 #include "frontend/lexer.h"
+#include "frontend/outside_subset.h"
 
 #include <algorithm>
 #include <array>
@@ -19,6 +21,7 @@
 #include <map>
 #include <new>
 #include <set>
+#include <span>
 #include <utility>
 
 namespace solbench {
@@ -54,6 +57,14 @@ bool keyword(const Token& t, std::string_view w) {
     char first = t.text[0];
     char lower = first >= 'A' && first <= 'Z' ? static_cast<char>(first - 'A' + 'a') : first;
     return lower == w[0] && t.text.substr(1) == w.substr(1);
+}
+
+// The first word of a statement of the subset.
+bool statement_keyword(const Token& t) {
+    for (std::string_view k : {"let", "set", "push", "repeat", "for", "while", "if", "return",
+                               "check", "assert", "elif", "otherwise", "else"})
+        if (keyword(t, k)) return true;
+    return false;
 }
 
 // Words that cannot name a variable or parameter: they would read as operators.
@@ -176,6 +187,19 @@ class Cursor {
         return t;
     }
     bool at_end() const { return peek().kind == Tok::End; }
+    // Whether `t` (the next token) touches the token before it: `p.x`, not `p. x`.
+    bool adjacent_to_previous(const Token& t) const {
+        size_t k = static_cast<size_t>(&t - toks_->data());
+        if (k == 0) return false;
+        const Token& before = (*toks_)[k - 1];
+        return before.pos.line == t.pos.line &&
+               before.pos.col + static_cast<int>(before.text.size()) == t.pos.col;
+    }
+    // The line from token `t` (one this cursor returned) to its end.
+    std::span<const Token> rest_from(const Token& t) const {
+        size_t k = static_cast<size_t>(&t - toks_->data());
+        return std::span<const Token>(*toks_).subspan(k);
+    }
 
   private:
     const std::vector<Token>* toks_ = nullptr;
@@ -185,6 +209,7 @@ class Cursor {
 struct CodeLine {
     const lex::Line* line;
     std::vector<Token> toks;
+    bool lex_error = false; // a stray byte or an unterminated string: already reported
     int indent() const { return line->indent; }
 };
 
@@ -224,6 +249,7 @@ class Parser {
     Block parse_block(int indent, int depth);
     void parse_line(Block& out, int indent, int depth);
     void skip_deeper(int indent);
+    void recover_block(int indent, int depth);
     Block parse_body(int indent, int depth);
     Stmt parse_statement(int indent, int depth);
     Stmt parse_let(SourcePos pos);
@@ -288,6 +314,10 @@ class Parser {
 
 void Parser::report(Diagnostic d) {
     if (stopped_) return;
+    // One error per place: a second one there is a consequence of the first
+    // (an unterminated string, then the type it swallowed).
+    for (const Diagnostic& e : errors_)
+        if (d.pos.valid() && e.pos == d.pos) return;
     if (errors_.size() >= kMaxErrors) {
         errors_.push_back({d.pos, "too many errors; stopping here"});
         stopped_ = true;
@@ -339,7 +369,7 @@ struct Parser::ToBlock {
     size_t header = 0, end = 0; // line indices: the header, one past the last line
     std::string name;
     SourcePos pos;
-    bool native = false;            // `## To native NAME ...`: a bodyless declaration
+    bool native = false;            // `## To native NAME ...` or `... is native "path"`: bodyless
     std::vector<std::string> calls; // every `NAME(` and `Call NAME` in the body
 };
 
@@ -365,6 +395,9 @@ std::vector<Parser::ToBlock> Parser::scan_to_blocks() const {
             size_t k = 1; // after `To`
             if (word(toks[k], "native") && toks[k + 1].kind == Tok::Word) b.native = true, ++k;
             if (toks[k].kind == Tok::Word) b.name = std::string(toks[k].text);
+            // `## To f (...) -> T is native "path".`: a foreign function with a path.
+            for (size_t t = k; t + 1 < toks.size(); ++t)
+                b.native = b.native || (word(toks[t], "is") && word(toks[t + 1], "native"));
             for (size_t j = i + 1; j < end && !b.native; ++j) {
                 std::vector<Token> body = lex::tokenize(lines_[j], lines_[j].body, ignored);
                 for (size_t t = 0; t + 1 < body.size(); ++t) {
@@ -506,12 +539,13 @@ void Parser::parse_function(size_t header, size_t end) {
     f.pos = {lines_[header].number, 1};
     std::vector<Diagnostic> lex_errors;
     std::vector<Token> header_toks = lex::tokenize(lines_[header], 2, lex_errors);
+    bool header_lex_error = !lex_errors.empty();
     report_all(lex_errors);
     Cursor c(&header_toks);
     try {
         parse_header(c, f);
     } catch (const SyntaxError& e) {
-        report(e.diag);
+        if (!header_lex_error) report(e.diag);
     }
 
     // Fence markers are skipped but the lines between them are still code:
@@ -521,7 +555,9 @@ void Parser::parse_function(size_t header, size_t end) {
         const lex::Line& l = lines_[i];
         if (is_fence(l) || l.blank) continue;
         lex::check_indent(l, lex_errors);
-        CodeLine cl{&l, lex::tokenize(l, l.body, lex_errors)};
+        size_t before = lex_errors.size();
+        CodeLine cl{&l, lex::tokenize(l, l.body, lex_errors), false};
+        cl.lex_error = lex_errors.size() > before;
         report_all(lex_errors);
         if (cl.toks.size() > 1) code_.push_back(std::move(cl)); // not only a comment
     }
@@ -649,21 +685,39 @@ void Parser::skip_deeper(int indent) {
 // The statements of one line (usually one). A failed statement drops the rest
 // of its line; the block under it is still parsed, for its own errors.
 void Parser::parse_line(Block& out, int indent, int depth) {
+    const size_t line = at_;
     cur_ = Cursor(&code_[at_].toks);
     ++at_;
     try {
+        // Several statements may share a line, but a statement with a block
+        // (`Repeat ...:`) ends it: the cursor then belongs to the block's lines.
         do {
             out.push_back(parse_statement(indent, depth));
-        } while (!cur_.at_end());
+        } while (at_ == line + 1 && !cur_.at_end());
     } catch (const SyntaxError& e) {
-        report(e.diag);
-        if (at_ < code_.size() && code_[at_].indent() > indent) {
-            if (depth >= kMaxDepth)
-                skip_deeper(indent);
-            else
-                (void)parse_block(code_[at_].indent(), depth + 1);
-        }
+        // On a line the lexer already faulted, the syntax error is its echo.
+        if (!code_[line].lex_error) report(e.diag);
+        recover_block(indent, depth);
+        // A broken `If` header still owns its `elif` / `Otherwise` lines:
+        // they are not reported again as orphans, only their blocks are read.
+        if (keyword(code_[line].toks.front(), "if"))
+            while (at_ < code_.size() && code_[at_].indent() == indent &&
+                   (keyword(code_[at_].toks.front(), "elif") ||
+                    keyword(code_[at_].toks.front(), "otherwise") ||
+                    keyword(code_[at_].toks.front(), "else"))) {
+                ++at_;
+                recover_block(indent, depth);
+            }
     }
+}
+
+// After a line that failed: the block under it is still parsed, for its own errors.
+void Parser::recover_block(int indent, int depth) {
+    if (at_ >= code_.size() || code_[at_].indent() <= indent) return;
+    if (depth >= kMaxDepth)
+        skip_deeper(indent);
+    else
+        (void)parse_block(code_[at_].indent(), depth + 1);
 }
 
 // The indented block after a line ending in ':'.
@@ -722,6 +776,7 @@ Stmt Parser::parse_statement(int indent, int depth) {
     if (keyword(t, "elif") || keyword(t, "otherwise") || keyword(t, "else"))
         fail(pos, quoted(t.text) + " without a matching 'If'");
     if (t.kind == Tok::End) fail(pos, "expected a statement");
+    if (auto outside = outside_subset_statement(cur_.rest_from(t))) fail(pos, *outside);
     fail(pos, "expected a statement (Let, Set, Push, Repeat, While, If, Return, Check), found " +
                   describe(t));
 }
@@ -1042,6 +1097,24 @@ P Parser::cast() {
 // A primary followed by any number of `[i]` indexings.
 P Parser::operand() {
     P p = primary();
+    // `row.f()`: LOGOS's method-call syntax (UFCS), which would otherwise read
+    // as the end of the statement followed by a stray call.
+    // `p.x` (no spaces): a struct field.
+    const Token &dot = cur_.peek(), &field = cur_.peek(1);
+    if (dot.punct(".") && field.kind == Tok::Word && !cur_.peek(2).punct("(") &&
+        field.pos.col == dot.pos.col + 1 && cur_.adjacent_to_previous(dot) &&
+        !statement_keyword(field))
+        fail(dot.pos, "field access (`" + interp::describe(*p.e) + "." + std::string(field.text) +
+                          "`) is LOGOS, but not in solgen's op subset: an op's values are numbers "
+                          "and tensors, not structs");
+    if (cur_.peek().punct(".") && cur_.peek(1).kind == Tok::Word && cur_.peek(2).punct("(")) {
+        std::string f(cur_.peek(1).text), self = interp::describe(*p.e);
+        bool more = !cur_.peek(3).punct(")");
+        fail(cur_.peek().pos, "UFCS calls (`" + self + "." + f + (more ? "(...)" : "()") +
+                                  "`) are LOGOS, but not in "
+                                  "solgen's op subset: write " +
+                                  f + "(" + self + (more ? ", ...)" : ")"));
+    }
     while (cur_.peek().punct("[")) {
         cur_.next();
         P index = expr();
@@ -1104,6 +1177,9 @@ P Parser::primary() {
         cur_.next();
         return node(t.pos, 1, NameRef{std::string(t.text)});
     }
+    if (t.punct("["))
+        fail(t.pos, "list literals (`[1, 2, 3]`) are LOGOS, but not in solgen's op subset: an op "
+                    "reads its tensors from its parameters");
     fail(t.pos, "expected an expression, found " + describe(t));
 }
 
@@ -1132,10 +1208,11 @@ P Parser::length_of(const Token& t) {
     return node(t.pos, seq.height + 1, LengthOf{std::move(seq.e)});
 }
 
-// `items A through B of S` (after `items`): operands are primaries, as for `item`.
+// `items A through B of S` (after `items`): the bounds are sums (`through` and
+// `of` end them), the sequence a primary as for `item`.
 P Parser::slice(const Token& t) {
     Nest guard(*this, t.pos);
-    P from = operand();
+    P from = additive(); // `items half + 1 through 2 * half of row` reads as written
     if (!word(cur_.peek(), "through"))
         fail(cur_.peek().pos, "expected 'through' after 'items ...'");
     cur_.next();

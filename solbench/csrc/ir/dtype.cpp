@@ -9,13 +9,20 @@ namespace solbench::ir {
 
 const char* benchmark_name(DType t) {
     switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Float16: return "float16";
-    case DType::BFloat16: return "bfloat16";
-    case DType::Float64: return "float64";
-    case DType::Int32: return "int32";
-    case DType::Int64: return "int64";
-    case DType::Bool: return "bool";
+    case DType::Float32:
+        return "float32";
+    case DType::Float16:
+        return "float16";
+    case DType::BFloat16:
+        return "bfloat16";
+    case DType::Float64:
+        return "float64";
+    case DType::Int32:
+        return "int32";
+    case DType::Int64:
+        return "int64";
+    case DType::Bool:
+        return "bool";
     }
     return "float32";
 }
@@ -51,8 +58,8 @@ double round_fp16(double v) {
     double a = std::fabs(v);
     if (a >= 65520.0) return std::copysign(INFINITY, v); // rounds past the max finite 65504
     int exp = 0;
-    std::frexp(a, &exp);                          // a = m * 2^exp, m in [0.5, 1)
-    int e = std::max(exp - 1, -14);               // subnormals share the -14 exponent
+    std::frexp(a, &exp);            // a = m * 2^exp, m in [0.5, 1)
+    int e = std::max(exp - 1, -14); // subnormals share the -14 exponent
     double quantum = std::ldexp(1.0, e - 10);
     return std::copysign(std::nearbyint(a / quantum) * quantum, v); // nearest-even (default mode)
 }
@@ -61,13 +68,19 @@ double round_fp16(double v) {
 
 double round_to(DType t, double v) {
     switch (t) {
-    case DType::Float32: return static_cast<double>(static_cast<float>(v));
-    case DType::BFloat16: return round_bf16(v);
-    case DType::Float16: return round_fp16(v);
-    case DType::Float64: return v;
+    case DType::Float32:
+        return static_cast<double>(static_cast<float>(v));
+    case DType::BFloat16:
+        return round_bf16(v);
+    case DType::Float16:
+        return round_fp16(v);
+    case DType::Float64:
+        return v;
     case DType::Int32:
-    case DType::Int64: return std::trunc(v);
-    case DType::Bool: return v != 0.0 ? 1.0 : 0.0;
+    case DType::Int64:
+        return std::trunc(v);
+    case DType::Bool:
+        return v != 0.0 ? 1.0 : 0.0;
     }
     return v;
 }

@@ -1,5 +1,7 @@
 #include "ir/evaluator.h"
 
+#include "ir/builtins.h"
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -16,10 +18,12 @@ struct Buffer {
 void flatten(const nlohmann::json& j, std::vector<double>& out, std::vector<int64_t>& shape,
              size_t depth) {
     if (j.is_array()) {
-        if (shape.size() <= depth) shape.push_back(static_cast<int64_t>(j.size()));
+        if (shape.size() <= depth)
+            shape.push_back(static_cast<int64_t>(j.size()));
         else if (shape[depth] != static_cast<int64_t>(j.size()))
             throw EvalError("ragged nested array");
-        for (const auto& x : j) flatten(x, out, shape, depth + 1);
+        for (const auto& x : j)
+            flatten(x, out, shape, depth + 1);
     } else if (j.is_number()) {
         out.push_back(j.get<double>());
     } else {
@@ -35,7 +39,8 @@ class Evaluator {
 
     nlohmann::json run() {
         int64_t rows = 1;
-        for (int a : op_.row_axes) rows *= axis_[static_cast<size_t>(a)];
+        for (int a : op_.row_axes)
+            rows *= axis_[static_cast<size_t>(a)];
         std::vector<std::vector<double>> out(op_.outputs.size());
         for (int64_t r = 0; r < rows; ++r) {
             memo_.clear();
@@ -79,7 +84,8 @@ class Evaluator {
                     const Dim& d = t.shape[j];
                     int64_t& v = axis_[static_cast<size_t>(d.axis)];
                     if (shape[j] % d.scale != 0) throw EvalError("odd packed axis");
-                    if (v < 0) v = shape[j] / d.scale;
+                    if (v < 0)
+                        v = shape[j] / d.scale;
                     else if (v * d.scale != shape[j])
                         throw EvalError("'" + t.name + "' disagrees on axis '" +
                                         op_.axes[static_cast<size_t>(d.axis)].name + "'");
@@ -94,7 +100,8 @@ class Evaluator {
                 Buffer& b = buffers_[t.name];
                 b.row_length = dim(t.shape.back());
                 int64_t total = 1;
-                for (const Dim& d : t.shape) total *= dim(d);
+                for (const Dim& d : t.shape)
+                    total *= dim(d);
                 if (static_cast<int64_t>(b.data.size()) != total)
                     throw EvalError("'" + t.name + "' has the wrong number of elements");
             }
@@ -115,64 +122,81 @@ class Evaluator {
         const Node& n = *e;
         auto arg = [&](size_t i) { return eval(n.args[i], r, c); };
         switch (n.op) {
-        case Op::Const: return n.value;
-        case Op::Scalar: return inputs_.at(op_.inputs[static_cast<size_t>(n.index)].name).get<double>();
-        case Op::AxisSize: return static_cast<double>(axis_[static_cast<size_t>(n.index)]);
-        case Op::Load: return load(n, r, c);
+        case Op::Const:
+            return n.value;
+        case Op::Scalar:
+            return inputs_.at(op_.inputs[static_cast<size_t>(n.index)].name).get<double>();
+        case Op::AxisSize:
+            return static_cast<double>(axis_[static_cast<size_t>(n.index)]);
+        case Op::Load:
+            return load(n, r, c);
         case Op::Reduce: {
             if (auto it = memo_.find(&n); it != memo_.end()) return it->second;
             int64_t extent = dim(n.extent);
-            double acc = n.reduce_kind == ReduceKind::Sum ? 0.0
+            double acc = n.reduce_kind == ReduceKind::Sum   ? 0.0
                          : n.reduce_kind == ReduceKind::Max ? -INFINITY
                                                             : INFINITY;
             for (int64_t k = 0; k < extent; ++k) {
                 double v = eval(n.args[0], r, k);
-                acc = n.reduce_kind == ReduceKind::Sum ? acc + v
+                acc = n.reduce_kind == ReduceKind::Sum   ? acc + v
                       : n.reduce_kind == ReduceKind::Max ? std::max(acc, v)
                                                          : std::min(acc, v);
             }
             return memo_[&n] = acc;
         }
-        case Op::Add: return arg(0) + arg(1);
-        case Op::Sub: return arg(0) - arg(1);
-        case Op::Mul: return arg(0) * arg(1);
-        case Op::Div: return arg(0) / arg(1);
-        case Op::Mod: return std::fmod(arg(0), arg(1));
-        case Op::Neg: return -arg(0);
-        case Op::Lt: return arg(0) < arg(1);
-        case Op::Le: return arg(0) <= arg(1);
-        case Op::Gt: return arg(0) > arg(1);
-        case Op::Ge: return arg(0) >= arg(1);
-        case Op::Eq: return arg(0) == arg(1);
-        case Op::Ne: return arg(0) != arg(1);
-        case Op::And: return (arg(0) != 0) && (arg(1) != 0);
-        case Op::Or: return (arg(0) != 0) || (arg(1) != 0);
-        case Op::Not: return arg(0) == 0;
-        case Op::Select: return arg(0) != 0 ? arg(1) : arg(2);
-        case Op::Sqrt: return std::sqrt(arg(0));
-        case Op::Exp: return std::exp(arg(0));
-        case Op::Log: return std::log(arg(0));
-        case Op::Tanh: return std::tanh(arg(0));
-        case Op::Abs: return std::fabs(arg(0));
-        case Op::Erf: return std::erf(arg(0));
-        case Op::Sigmoid: return 1.0 / (1.0 + std::exp(-arg(0)));
-        case Op::Max: return std::max(arg(0), arg(1));
-        case Op::Min: return std::min(arg(0), arg(1));
-        case Op::Pow: return std::pow(arg(0), arg(1));
-        case Op::Cast: return round_to(n.dtype, arg(0));
+        case Op::Add:
+            return arg(0) + arg(1);
+        case Op::Sub:
+            return arg(0) - arg(1);
+        case Op::Mul:
+            return arg(0) * arg(1);
+        case Op::Div:
+            return arg(0) / arg(1);
+        case Op::Mod:
+            return std::fmod(arg(0), arg(1));
+        case Op::Neg:
+            return -arg(0);
+        case Op::Lt:
+            return arg(0) < arg(1);
+        case Op::Le:
+            return arg(0) <= arg(1);
+        case Op::Gt:
+            return arg(0) > arg(1);
+        case Op::Ge:
+            return arg(0) >= arg(1);
+        case Op::Eq:
+            return arg(0) == arg(1);
+        case Op::Ne:
+            return arg(0) != arg(1);
+        case Op::And:
+            return (arg(0) != 0) && (arg(1) != 0);
+        case Op::Or:
+            return (arg(0) != 0) || (arg(1) != 0);
+        case Op::Not:
+            return arg(0) == 0;
+        case Op::Select:
+            return arg(0) != 0 ? arg(1) : arg(2);
+        case Op::Cast:
+            return round_to(n.dtype, arg(0));
+        default:
+            break;
         }
+        if (const Builtin* b = find_builtin(n.op))
+            return b->eval(arg(0), b->arity == 2 ? arg(1) : 0.0);
         return 0;
     }
 
     nlohmann::json shape_like(const Tensor& t, const std::vector<double>& flat) const {
         if (t.flat || t.shape.size() <= 1) return flat;
         std::vector<int64_t> dims;
-        for (const Dim& d : t.shape) dims.push_back(dim(d));
+        for (const Dim& d : t.shape)
+            dims.push_back(dim(d));
         size_t at = 0;
         std::function<nlohmann::json(size_t)> build = [&](size_t depth) {
             nlohmann::json a = nlohmann::json::array();
             for (int64_t i = 0; i < dims[depth]; ++i)
-                a.push_back(depth + 1 == dims.size() ? nlohmann::json(flat[at++]) : build(depth + 1));
+                a.push_back(depth + 1 == dims.size() ? nlohmann::json(flat[at++])
+                                                     : build(depth + 1));
             return a;
         };
         return build(0);

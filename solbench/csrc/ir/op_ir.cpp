@@ -1,6 +1,8 @@
 // Op IR builders, dependency order of reductions, and the printed form.
 #include "ir/op_ir.h"
 
+#include "ir/builtins.h"
+
 #include <functional>
 #include <map>
 #include <set>
@@ -10,48 +12,66 @@ namespace solbench::ir {
 
 const char* to_string(ReduceKind k) {
     switch (k) {
-    case ReduceKind::Sum: return "sum";
-    case ReduceKind::Max: return "max";
-    case ReduceKind::Min: return "min";
+    case ReduceKind::Sum:
+        return "sum";
+    case ReduceKind::Max:
+        return "max";
+    case ReduceKind::Min:
+        return "min";
     }
     return "sum";
 }
 
 const char* to_string(Op op) {
     switch (op) {
-    case Op::Const: return "const";
-    case Op::Scalar: return "scalar";
-    case Op::AxisSize: return "axis";
-    case Op::Load: return "load";
-    case Op::Reduce: return "reduce";
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::Mod: return "%";
-    case Op::Neg: return "neg";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::And: return "and";
-    case Op::Or: return "or";
-    case Op::Not: return "not";
-    case Op::Select: return "select";
-    case Op::Sqrt: return "sqrt";
-    case Op::Exp: return "exp";
-    case Op::Log: return "log";
-    case Op::Tanh: return "tanh";
-    case Op::Abs: return "abs";
-    case Op::Erf: return "erf";
-    case Op::Sigmoid: return "sigmoid";
-    case Op::Max: return "max";
-    case Op::Min: return "min";
-    case Op::Pow: return "pow";
-    case Op::Cast: return "cast";
+    case Op::Const:
+        return "const";
+    case Op::Scalar:
+        return "scalar";
+    case Op::AxisSize:
+        return "axis";
+    case Op::Load:
+        return "load";
+    case Op::Reduce:
+        return "reduce";
+    case Op::Add:
+        return "+";
+    case Op::Sub:
+        return "-";
+    case Op::Mul:
+        return "*";
+    case Op::Div:
+        return "/";
+    case Op::Mod:
+        return "%";
+    case Op::Neg:
+        return "neg";
+    case Op::Lt:
+        return "<";
+    case Op::Le:
+        return "<=";
+    case Op::Gt:
+        return ">";
+    case Op::Ge:
+        return ">=";
+    case Op::Eq:
+        return "==";
+    case Op::Ne:
+        return "!=";
+    case Op::And:
+        return "and";
+    case Op::Or:
+        return "or";
+    case Op::Not:
+        return "not";
+    case Op::Select:
+        return "select";
+    case Op::Cast:
+        return "cast";
+    default:
+        break;
     }
+    if (const Builtin* b = find_builtin(op)) return b->name.data();
     return "?";
 }
 
@@ -60,25 +80,26 @@ int arity(Op op) {
     case Op::Const:
     case Op::Scalar:
     case Op::AxisSize:
-    case Op::Load: return 0;
+    case Op::Load:
+        return 0;
     case Op::Reduce:
     case Op::Neg:
     case Op::Not:
-    case Op::Sqrt:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Tanh:
-    case Op::Abs:
-    case Op::Erf:
-    case Op::Sigmoid:
-    case Op::Cast: return 1;
-    case Op::Select: return 3;
-    default: return 2;
+    case Op::Cast:
+        return 1;
+    case Op::Select:
+        return 3;
+    default:
+        break;
     }
+    if (const Builtin* b = find_builtin(op)) return b->arity;
+    return 2;
 }
 
 namespace {
-Expr make(Node n) { return std::make_shared<const Node>(std::move(n)); }
+Expr make(Node n) {
+    return std::make_shared<const Node>(std::move(n));
+}
 } // namespace
 
 Expr constant(double v) {
@@ -162,10 +183,12 @@ std::vector<Expr> reductions_in_order(const OpIR& op) {
     // Post-order: a Reduce is listed after every Reduce inside its element.
     std::function<void(const Expr&)> visit = [&](const Expr& e) {
         if (!seen.insert(e.get()).second) return;
-        for (const Expr& a : e->args) visit(a);
+        for (const Expr& a : e->args)
+            visit(a);
         if (e->op == Op::Reduce) order.push_back(e);
     };
-    for (const Expr& v : op.values) visit(v);
+    for (const Expr& v : op.values)
+        visit(v);
     return order;
 }
 
@@ -201,9 +224,12 @@ struct Printer {
         if (auto it = reduce_names.find(e.get()); it != reduce_names.end()) return it->second;
         const Node& n = *e;
         switch (n.op) {
-        case Op::Const: return format_number(n.value);
-        case Op::Scalar: return op.inputs[static_cast<size_t>(n.index)].name;
-        case Op::AxisSize: return op.axes[static_cast<size_t>(n.index)].name;
+        case Op::Const:
+            return format_number(n.value);
+        case Op::Scalar:
+            return op.inputs[static_cast<size_t>(n.index)].name;
+        case Op::AxisSize:
+            return op.axes[static_cast<size_t>(n.index)].name;
         case Op::Load: {
             const Tensor& t = op.inputs[static_cast<size_t>(n.index)];
             std::string col = n.fixed_column ? std::to_string(*n.fixed_column) : "c";
@@ -214,12 +240,15 @@ struct Printer {
             return std::string(to_string(n.reduce_kind)) + "_c(" + (*this)(n.args[0]) + ")";
         case Op::Cast:
             return std::string("(") + (*this)(n.args[0]) + " as " + benchmark_name(n.dtype) + ")";
-        case Op::Neg: return "-" + (*this)(n.args[0]);
-        case Op::Not: return "not " + (*this)(n.args[0]);
+        case Op::Neg:
+            return "-" + (*this)(n.args[0]);
+        case Op::Not:
+            return "not " + (*this)(n.args[0]);
         case Op::Select:
             return "select(" + (*this)(n.args[0]) + ", " + (*this)(n.args[1]) + ", " +
                    (*this)(n.args[2]) + ")";
-        default: break;
+        default:
+            break;
         }
         if (arity(n.op) == 1) return std::string(to_string(n.op)) + "(" + (*this)(n.args[0]) + ")";
         bool infix = n.op == Op::Add || n.op == Op::Sub || n.op == Op::Mul || n.op == Op::Div ||
@@ -227,22 +256,24 @@ struct Printer {
         if (infix)
             return "(" + (*this)(n.args[0]) + " " + to_string(n.op) + " " + (*this)(n.args[1]) +
                    ")";
-        return std::string(to_string(n.op)) + "(" + (*this)(n.args[0]) + ", " +
-               (*this)(n.args[1]) + ")";
+        return std::string(to_string(n.op)) + "(" + (*this)(n.args[0]) + ", " + (*this)(n.args[1]) +
+               ")";
     }
 };
 
 std::map<const Node*, std::string> name_reductions(const OpIR& op) {
     std::map<const Node*, std::string> names;
     int i = 0;
-    for (const Expr& r : reductions_in_order(op)) names[r.get()] = "red" + std::to_string(i++);
+    for (const Expr& r : reductions_in_order(op))
+        names[r.get()] = "red" + std::to_string(i++);
     return names;
 }
 
 std::string shape_text(const OpIR& op, const Tensor& t) {
     if (t.role == Role::Scalar) return "scalar";
     std::string s = "[";
-    for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + dim_text(op, t.shape[i]);
+    for (size_t i = 0; i < t.shape.size(); ++i)
+        s += (i ? ", " : "") + dim_text(op, t.shape[i]);
     return s + "]";
 }
 
@@ -262,10 +293,12 @@ std::vector<const Node*> shared_nodes(const OpIR& op) {
     std::vector<const Node*> order;
     std::function<void(const Expr&)> count = [&](const Expr& e) {
         if (uses[e.get()]++ > 0) return;
-        for (const Expr& a : e->args) count(a);
+        for (const Expr& a : e->args)
+            count(a);
         order.push_back(e.get()); // post-order: operands first
     };
-    for (const Expr& v : op.values) count(v);
+    for (const Expr& v : op.values)
+        count(v);
     std::vector<const Node*> shared;
     for (const Node* n : order)
         if (uses[n] > 1 && n->op != Op::Reduce && arity(n->op) > 0) shared.push_back(n);
@@ -285,27 +318,33 @@ std::string print(const OpIR& op) {
     }
     out << "\n";
     auto tensor_line = [&](const char* dir, const Tensor& t) {
-        out << "  " << dir << " " << t.name << ": " << benchmark_name(t.dtype)
-            << shape_text(op, t) << "\n";
+        out << "  " << dir << " " << t.name << ": " << benchmark_name(t.dtype) << shape_text(op, t)
+            << "\n";
     };
-    for (const Tensor& t : op.inputs) tensor_line("in ", t);
-    for (const Tensor& t : op.outputs) tensor_line("out", t);
+    for (const Tensor& t : op.inputs)
+        tensor_line("in ", t);
+    for (const Tensor& t : op.outputs)
+        tensor_line("out", t);
     std::map<const Node*, std::string> names = name_reductions(op);
     std::set<const Node*> reductions;
-    for (const auto& [node, name] : names) reductions.insert(node);
+    for (const auto& [node, name] : names)
+        reductions.insert(node);
     // Temporaries and reductions are defined in dependency (post-)order.
     std::map<const Node*, int> order_index;
     std::vector<const Node*> defs;
     {
         std::set<const Node*> seen;
         std::set<const Node*> shared;
-        for (const Node* n : shared_nodes(op)) shared.insert(n);
+        for (const Node* n : shared_nodes(op))
+            shared.insert(n);
         std::function<void(const Node*)> visit = [&](const Node* n) {
             if (!seen.insert(n).second) return;
-            for (const Expr& a : n->args) visit(a.get());
+            for (const Expr& a : n->args)
+                visit(a.get());
             if (reductions.count(n) || shared.count(n)) defs.push_back(n);
         };
-        for (const Expr& v : op.values) visit(v.get());
+        for (const Expr& v : op.values)
+            visit(v.get());
     }
     int temp = 0;
     for (const Node* n : defs) {

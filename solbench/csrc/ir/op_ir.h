@@ -71,11 +71,36 @@ enum class Op {
     AxisSize, // axes[index], as a real number
     Load,     // inputs[index] at the current row and column (+ col_offset)
     Reduce,   // reduce_kind over columns [0, extent) of args[0]
-    Add, Sub, Mul, Div, Mod, Neg,
-    Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not, // 1.0 / 0.0 valued
-    Select,   // args[0] != 0 ? args[1] : args[2]
-    Sqrt, Exp, Log, Tanh, Abs, Erf, Sigmoid, Max, Min, Pow,
-    Cast,     // args[0] rounded to dtype
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Neg,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    Not,    // 1.0 / 0.0 valued
+    Select, // args[0] != 0 ? args[1] : args[2]
+    Sqrt,
+    Exp,
+    Log,
+    Tanh,
+    Abs,
+    Erf,
+    Sigmoid,
+    Floor,
+    Ceil,
+    Round,
+    Max,
+    Min,
+    Pow,  // ir/builtins.h
+    Cast, // args[0] rounded to dtype
 };
 const char* to_string(Op op);
 int arity(Op op); // number of args; 0 for leaves
@@ -86,15 +111,15 @@ using Expr = std::shared_ptr<const Node>;
 struct Node {
     Op op = Op::Const;
     std::vector<Expr> args;
-    double value = 0;               // Const
-    int index = -1;                 // Scalar, Load: input index; AxisSize: axis index
-    std::optional<Dim> col_offset;  // Load: column + scale * axes[axis]
+    double value = 0;              // Const
+    int index = -1;                // Scalar, Load: input index; AxisSize: axis index
+    std::optional<Dim> col_offset; // Load: column + scale * axes[axis]
     // Load at a fixed column instead of the current one. Only the raiser makes
     // these (a max's initial `item 1 of row`); recognized ops never contain one.
     std::optional<int64_t> fixed_column;
     ReduceKind reduce_kind = ReduceKind::Sum; // Reduce
-    Dim extent;                     // Reduce: the columns it runs over
-    DType dtype = DType::Float32;   // Cast
+    Dim extent;                               // Reduce: the columns it runs over
+    DType dtype = DType::Float32;             // Cast
 };
 
 // Builders (the only way nodes are made, so every node is well formed).
@@ -119,9 +144,9 @@ struct OpIR {
     std::vector<int> row_axes; // indices into axes, outermost first
     int column_axis = -1;      // index into axes: the axis outputs' columns run over
 
-    std::vector<Tensor> inputs;  // in the op's parameter order
-    std::vector<Tensor> outputs; // in the op's output order
-    std::vector<Expr> values;    // values[i] computes outputs[i]
+    std::vector<Tensor> inputs;       // in the op's parameter order
+    std::vector<Tensor> outputs;      // in the op's output order
+    std::vector<Expr> values;         // values[i] computes outputs[i]
     std::vector<SourcePos> value_pos; // the statement that writes outputs[i]
     // (a, b): axes whose sizes must be equal at run time, because one axis name
     // of the benchmark's definition stands for both (a shape like [N, N]).

@@ -3,6 +3,8 @@
 // refusal that says why the read is not row-parallel).
 #include "raise/raiser.h"
 
+#include "ir/builtins.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -13,22 +15,6 @@ namespace {
 
 std::optional<Refusal> first_taint(const NumVal& a, const NumVal& b) {
     return a.taint ? a.taint : b.taint;
-}
-
-std::optional<ir::Op> builtin_unary(const std::string& name) {
-    static const std::map<std::string, ir::Op> ops = {
-        {"sqrt", ir::Op::Sqrt},      {"exp", ir::Op::Exp}, {"log", ir::Op::Log},
-        {"tanh", ir::Op::Tanh},      {"abs", ir::Op::Abs}, {"erf", ir::Op::Erf},
-        {"sigmoid", ir::Op::Sigmoid}};
-    auto it = ops.find(name);
-    return it == ops.end() ? std::nullopt : std::optional(it->second);
-}
-
-std::optional<ir::Op> builtin_binary(const std::string& name) {
-    static const std::map<std::string, ir::Op> ops = {
-        {"max", ir::Op::Max}, {"min", ir::Op::Min}, {"pow", ir::Op::Pow}};
-    auto it = ops.find(name);
-    return it == ops.end() ? std::nullopt : std::optional(it->second);
 }
 
 ir::Op arith_op(ast::BinaryOp op) {
@@ -410,23 +396,29 @@ Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
     std::vector<Value> args;
     for (const auto& a : c.args)
         args.push_back(eval(*a));
-    if (auto op = builtin_unary(c.callee)) {
-        if (args.size() != 1) refuse(e.pos, Rule::Unsupported, c.callee + " takes one argument");
-        NumVal x = to_num(args[0], e.pos);
-        return NumVal{ir::unary(*op, x.e), x.taint};
-    }
-    if (auto op = builtin_binary(c.callee)) {
-        if (args.size() != 2) refuse(e.pos, Rule::Unsupported, c.callee + " takes two arguments");
-        auto* a = std::get_if<IntVal>(&args[0]);
-        auto* b = std::get_if<IntVal>(&args[1]);
-        if (a && b && *op != ir::Op::Pow) {
-            auto av = canon(a->p).constant_value(), bv = canon(b->p).constant_value();
-            if (av && bv)
-                return IntVal{
-                    Poly::constant(*op == ir::Op::Max ? std::max(*av, *bv) : std::min(*av, *bv))};
+    if (const ir::Builtin* b = ir::find_builtin(c.callee)) {
+        if (args.size() != static_cast<size_t>(b->arity))
+            refuse(e.pos, Rule::Unsupported,
+                   c.callee + " takes " + std::to_string(b->arity) + " argument(s)");
+        if (b->keeps_int && std::all_of(args.begin(), args.end(), [](const Value& v) {
+                return std::holds_alternative<IntVal>(v);
+            })) {
+            // Index arithmetic: floor/ceil/round of an Int is itself; max/min of constants folds.
+            if (b->arity == 1 && b->op != ir::Op::Abs) return args[0];
+            if (b->arity == 2) {
+                auto av = canon(std::get<IntVal>(args[0]).p).constant_value();
+                auto bv = canon(std::get<IntVal>(args[1]).p).constant_value();
+                if (av && bv)
+                    return IntVal{Poly::constant(b->op == ir::Op::Max ? std::max(*av, *bv)
+                                                                      : std::min(*av, *bv))};
+            }
+        }
+        if (b->arity == 1) {
+            NumVal x = to_num(args[0], e.pos);
+            return NumVal{ir::unary(b->op, x.e), x.taint};
         }
         NumVal x = to_num(args[0], e.pos), y = to_num(args[1], e.pos);
-        return NumVal{ir::binary(*op, x.e, y.e), first_taint(x, y)};
+        return NumVal{ir::binary(b->op, x.e, y.e), first_taint(x, y)};
     }
     const ast::Function* f = program_.find(c.callee);
     if (!f) refuse(e.pos, Rule::Unsupported, "unknown function '" + c.callee + "'");

@@ -1,6 +1,7 @@
 // fp32 math and bit intrinsics of the kernel contract. The libm functions (sqrtf expf logf tanhf
-// fabsf erff fmaxf fminf powf) and INFINITY come from <math.h>; the CUDA-only spellings map to
-// their correctly rounded host equivalents (the GPU's fast variants are within a few ulp).
+// fabsf erff floorf ceilf rintf fmaxf fminf powf) and INFINITY come from <math.h>; the CUDA-only
+// spellings map to their correctly rounded host equivalents (the GPU's fast variants are within a
+// few ulp).
 #pragma once
 
 #include <cstring>
