@@ -6,6 +6,7 @@
 //   solbench.generate("rmsnorm.lg", "out/", solbench.GenerateOptions(author="me", force=True))
 //   solbench.run("rmsnorm.lg", {"hidden_states": [[1.0]], "weight": [1.0]})
 #include "cli/cli.h"
+#include "cli/exit_codes.h"
 #include "cli/explain.h"
 #include "driver/compile.h"
 #include "frontend/interpreter.h"
@@ -37,11 +38,8 @@ nlohmann::json from_py(const py::object& o) {
 
 std::string errors_text(const Compiled& c) {
     std::ostringstream out;
-    if (const auto* errs = std::get_if<SourceErrors>(&c.result))
-        for (const Diagnostic& d : errs->errors) out << render(*c.source, d);
-    if (const auto* r = std::get_if<Refusal>(&c.result))
-        out << render(*c.source, Diagnostic{r->pos, std::string("refused (") + to_string(r->rule) +
-                                                        "): " + r->message});
+    if (const auto* f = std::get_if<Failure>(&c.result))
+        for (const Diagnostic& d : f->diagnostics) out << render(*c.source, d);
     return out.str();
 }
 
@@ -132,7 +130,8 @@ PYBIND11_MODULE(_core, m) {
         "run",
         [](const std::string& path, const py::object& inputs, const std::string& op) {
             Compiled c = compile_file(path, op);
-            if (std::holds_alternative<SourceErrors>(c.result)) throw OpError(errors_text(c));
+            if (auto* f = std::get_if<Failure>(&c.result); f && !f->refused())
+                throw OpError(errors_text(c));
             try {
                 return to_py(interpret(c.program, *c.op, from_py(inputs)));
             } catch (const RuntimeError& e) {
@@ -160,8 +159,7 @@ PYBIND11_MODULE(_core, m) {
             opts.out_dir = out_dir;
             opts.source_file_name = path.substr(path.find_last_of('/') + 1);
             std::ostringstream out, err;
-            int rc = generate(d, opts, out, err);
-            if (rc != 0) throw OpError(err.str());
+            if (generate(d, opts, out, err) != cli::Exit::Ok) throw OpError(err.str());
             return out.str();
         },
         py::arg("path"), py::arg("out_dir"), py::arg("options") = PyGenerateOptions{},
@@ -176,6 +174,16 @@ PYBIND11_MODULE(_core, m) {
             return cli::run(static_cast<int>(cargs.size()), cargs.data());
         },
         py::arg("argv"), "Run the solgen command line (argv[0] is the program name).");
+
+    m.def(
+        "exit_codes",
+        [] {
+            std::vector<std::pair<std::string, int>> table;
+            for (const cli::ExitCode& e : cli::kExitCodes)
+                table.emplace_back(std::string(e.name), cli::code(e.code));
+            return table;
+        },
+        "solgen's exit codes as (name, code) pairs, from the one table in cli/exit_codes.h.");
 
     m.def(
         "python_module", [](const std::string& command) { return cli::python_module(command); },

@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto parsed = pkg::parse_definition("fuzz/definition.json", text);
     const auto* def = std::get_if<pkg::Definition>(&parsed);
     if (!def) {
-        if (std::get<pkg::Errors>(parsed).empty()) __builtin_trap(); // refused, so say why
+        if (std::get<solbench::Failure>(parsed).diagnostics.empty()) __builtin_trap(); // say why
         return 0;
     }
     auto bound = pkg::bind(rmsnorm(), *def);

@@ -23,11 +23,9 @@ namespace {
 // Renders what a user would see, so the diagnostic formatting is exercised too.
 size_t render_all(const solbench::Compiled& c) {
     size_t total = 0;
-    if (const auto* errs = std::get_if<solbench::SourceErrors>(&c.result))
-        for (const solbench::Diagnostic& d : errs->errors)
+    if (const auto* f = std::get_if<solbench::Failure>(&c.result))
+        for (const solbench::Diagnostic& d : f->diagnostics)
             total += solbench::render(*c.source, d).size();
-    if (const auto* r = std::get_if<solbench::Refusal>(&c.result))
-        total += solbench::render(*c.source, solbench::Diagnostic{r->pos, r->message}).size();
     return total + solbench::cli::explain_json(c).dump().size();
 }
 

@@ -9,14 +9,14 @@ Recognition recognize_reduction(const ir::OpIR& op) {
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
         if (op.outputs[i].role != ir::Role::PerRow)
-            return Refusal{op.file, pos, Rule::NoFamily,
-                           "reduction: '" + op.outputs[i].name + "' keeps the row's last axis"};
+            return refuse_op(op, pos, Rule::NoFamily,
+                           "reduction: '" + op.outputs[i].name + "' keeps the row's last axis");
         if (!ir_queries::has_reduce(op.values[i]))
-            return Refusal{op.file, pos, Rule::NoFamily,
-                           "reduction: '" + op.outputs[i].name + "' reduces nothing"};
+            return refuse_op(op, pos, Rule::NoFamily,
+                           "reduction: '" + op.outputs[i].name + "' reduces nothing");
         if (ir_queries::loads_outside_reduce(op.values[i]))
-            return Refusal{op.file, pos, Rule::Unsupported,
-                           "reduction: '" + op.outputs[i].name + "' reads elements outside a reduction"};
+            return refuse_op(op, pos, Rule::Unsupported,
+                           "reduction: '" + op.outputs[i].name + "' reads elements outside a reduction");
     }
     return OpDescription{Family::Reduction, op, ir::reductions_in_order(op), false};
 }

@@ -28,7 +28,6 @@ solbench.load_parallelism reads the cubin's SASS.
 
 from __future__ import annotations
 
-import argparse
 import enum
 import json
 import os
@@ -41,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from solbench import nvcc_cache
+from solbench.exit_codes import ArgumentParser, Exit
 
 COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
@@ -287,8 +287,7 @@ def failures(results: list[SourceResult]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m solbench.compile_check",
-                                     description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="solgen compile", description=__doc__.split("\n\n")[0])
     parser.add_argument("bundle", type=Path, help="a directory holding solution.json")
     parser.add_argument("--arch", action="append", dest="archs",
                         help="target architecture, repeatable (default: sm_100a and sm_90)")
@@ -298,16 +297,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nvcc", help="the nvcc to run (default: from PATH)")
     parser.add_argument("--device-only", action="store_true",
                         help="one -cubin per arch, no host compile (same report, about half the time)")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (OK) or a usage error (USAGE)
+        return int(e.code or 0)
+    nvcc = args.nvcc or shutil.which("nvcc") or "/usr/local/bin/nvcc"
+    if not (os.path.isfile(nvcc) and os.access(nvcc, os.X_OK)):
+        print(f"solgen compile: error: no nvcc at {nvcc} (put CUDA's bin/ on PATH, or --nvcc)",
+              file=sys.stderr)
+        return Exit.UNAVAILABLE
     archs = args.archs or list(DEFAULT_ARCHS)
     if args.ptx and "sm_90" not in archs:
         archs.append("sm_90")
     try:
-        results = check_bundle(args.bundle, archs, args.ptx, args.nvcc,
+        results = check_bundle(args.bundle, archs, args.ptx, nvcc,
                                Mode.DEVICE if args.device_only else Mode.FULL)
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
         print(f"{args.bundle}: error: {e}", file=sys.stderr)
-        return 2
+        return Exit.REJECTED
     problems = failures(results)
     if args.json:
         print(json.dumps({"ok": not problems, "problems": problems,
@@ -321,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         for p in problems:
             print(p, file=sys.stderr)
         print("OK" if not problems else f"FAILED ({len(problems)} problems)")
-    return 0 if not problems else 1
+    return Exit.OK if not problems else Exit.FAILED
 
 
 if __name__ == "__main__":

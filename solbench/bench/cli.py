@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from solbench.conformance.problem import Bundle, BundleError, load_bundle
+from solbench.exit_codes import ArgumentParser, Exit
 
 from . import report as rep
 from . import score
@@ -24,19 +25,10 @@ NO_CUDA_MESSAGE = (
     "(`python3 -m solbench check BUNDLE --device cpu` checks correctness without a GPU).")
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:
-        raise _UsageError(f"{self.prog}: {message}")
-
-
 def _parser() -> argparse.ArgumentParser:
     from .measure import COMPILE_MODES
 
-    p = _Parser(prog="solgen bench",
+    p = ArgumentParser(prog="solgen bench",
                 description="Time a SOL-ExecBench bundle on a CUDA GPU: latency, achieved "
                             "bandwidth, speedups and a SOL-score estimate per workload.")
     p.add_argument("bundle", type=Path, help="directory with solution.json (and the problem)")
@@ -63,25 +55,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(args_list)
         if args.warmup < 0 or args.iterations < 1:
-            raise _UsageError("solgen bench: --warmup must be >= 0 and --iterations >= 1")
+            parser.error("--warmup must be >= 0 and --iterations >= 1")
         if args.workloads is not None and args.workloads < 1:
-            raise _UsageError("solgen bench: --workloads must be at least 1")
-    except _UsageError as e:
-        print(parser.format_usage().rstrip(), file=sys.stderr)
-        print(str(e), file=sys.stderr)
-        return 2
-    except SystemExit as e:  # -h/--help
+            parser.error("--workloads must be at least 1")
+    except SystemExit as e:  # --help (OK) or a usage error (USAGE)
         return int(e.code or 0)
     try:
         bundle = load_bundle(args.bundle, args.problem)
     except BundleError as e:
         print(f"solgen bench: error: {e}", file=sys.stderr)
-        return 2
+        return Exit.REJECTED
     import torch
 
     if not torch.cuda.is_available():
         print(NO_CUDA_MESSAGE, file=sys.stderr)
-        return 2
+        return Exit.UNAVAILABLE
     return _run(bundle, args)
 
 
@@ -115,7 +103,7 @@ def _run(bundle: Bundle, args: argparse.Namespace) -> int:
     if plan is None:
         print(f"solgen bench: error: the build failed (COMPILE_ERROR):\n{build_log[-4000:]}",
               file=sys.stderr)
-        return 2
+        return Exit.FAILED
     out_dir = args.output or Path(f"bench_{bundle.solution.name}")
     out_dir.mkdir(parents=True, exist_ok=True)
     measure.log("solgen bench: measuring copy bandwidth and the empty kernel")
@@ -146,7 +134,7 @@ def _run(bundle: Bundle, args: argparse.Namespace) -> int:
     else:
         print("\n".join(rep.workload_table(report)))
         print(f"\nreport: {out_dir / 'report.md'}")
-    return 0 if any(m.solution_ms for m in report.workloads) else 1
+    return Exit.OK if any(m.solution_ms for m in report.workloads) else Exit.FAILED
 
 
 def _write(report: rep.BenchReport, out_dir: Path, chart: bool) -> None:

@@ -1,7 +1,8 @@
 """`python -m solbench check BUNDLE ...`: evaluate a bundle by SOL-ExecBench's rules.
 
-Exit codes: 0 when at least one workload ran and every one that ran PASSED; 1 otherwise;
-2 on usage errors or a malformed bundle/problem (the message names the file).
+Exit codes (solbench.exit_codes): OK when at least one workload ran and every one that ran
+PASSED; FAILED otherwise; REJECTED for a malformed bundle or problem (the message names the
+file); USAGE for a wrong command line.
 """
 
 from __future__ import annotations
@@ -13,20 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from solbench.exit_codes import ArgumentParser, Exit
+
 from .problem import BundleError
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # usage errors: exit code 2 without SystemExit games
-        raise _UsageError(f"{self.prog}: {message}")
-
-
-class _UsageError(Exception):
-    pass
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="solbench check",
+    p = ArgumentParser(prog="solgen check",
                 description="Check a SOL-ExecBench bundle with the benchmark's correctness rules.")
     p.add_argument("bundle", type=Path, help="directory with solution.json (and the problem)")
     p.add_argument("--problem", type=Path, default=None,
@@ -102,11 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(args_list)
-    except _UsageError as e:
-        print(parser.format_usage().rstrip(), file=sys.stderr)
-        print(str(e), file=sys.stderr)
-        return 2
-    except SystemExit as e:  # -h/--help
+    except SystemExit as e:  # --help (OK) or a usage error (USAGE)
         return int(e.code or 0)
     try:
         opts = CheckOptions(bundle_dir=args.bundle, problem_dir=args.problem,
@@ -115,20 +105,20 @@ def main(argv: list[str] | None = None) -> int:
                             timeout_s=args.timeout, timing=not args.no_timing)
         report = run_check(opts, progress=_ProgressBar(sys.stderr))
     except (BundleError, CheckError) as e:
-        print(f"solbench check: error: {e}", file=sys.stderr)
-        return 2
+        print(f"solgen check: error: {e}", file=sys.stderr)
+        return Exit.REJECTED
     if args.output is not None:
         try:
             write_traces(args.output, report.traces)
         except OSError as e:
-            print(f"solbench check: error: {args.output}: {e.strerror}", file=sys.stderr)
-            return 2
+            print(f"solgen check: error: {args.output}: {e.strerror}", file=sys.stderr)
+            return Exit.REJECTED
     summary = report.summary()
     if args.json:
         print(json.dumps(summary, default=_json_default))
     else:
         print(format_table(summary))
-    return 0 if report.ok else 1
+    return Exit.OK if report.ok else Exit.FAILED
 
 
 def _json_default(o: Any) -> Any:

@@ -509,3 +509,43 @@ TEST(Interpreter, FailedCheckNamesItsPosition) {
 }
 
 } // namespace
+
+TEST(Interpreter, R2Forms) {
+    ast::Program p = parse_text("## To f (xs: Seq of Real) -> Seq of Real:\n"
+                                "    Let mutable out be a new Seq of Real.\n"
+                                "    Push 2.0 ** 3 to out.\n"
+                                "    Push 2 to the power of 0.5 to out.\n"
+                                "    Push round(2.5) + round(-0.5) + round(3.5) to out.\n"
+                                "    Push floor(-1.5) + ceil(-1.5) to out.\n"
+                                "    Push floor(7) to out.\n"
+                                "    Let s be items 2 through 3 of xs.\n"
+                                "    Push the length of s to out.\n"
+                                "    Push item 1 of s to out.\n"
+                                "    If item 2 of s is between 25 and 30:\n"
+                                "        Push 1.0 to out.\n"
+                                "    Push length of items 3 through 2 of xs to out.\n"
+                                "    Return out.\n");
+    json out = run(p, {{"xs", {10, 20, 30, 40}}});
+    // round is half to even: 2 + (-0) + 4.
+    expect_vector(out.at("output"), {8, std::sqrt(2.0), 6, -3, 7, 2, 20, 1, 0});
+}
+
+TEST(Interpreter, SliceOutsideTheSequenceIsAnError) {
+    ast::Program p = parse_text("## To f (xs: Seq of Real) -> Real:\n"
+                                "    Let s be items 2 through 5 of xs.\n"
+                                "    Return item 1 of s.\n");
+    RuntimeError e = runtime_error([&] { run(p, {{"xs", {1, 2, 3}}}); });
+    EXPECT_EQ(e.pos.line, 2);
+    EXPECT_NE(std::string(e.what()).find("items 2 through 5 of a sequence of 3 items"),
+              std::string::npos)
+        << e.what();
+}
+
+TEST(Interpreter, MutableOutputParameter) {
+    ast::Program p = parse_text("## To f (x: Seq of Real) and (out: mutable Seq of Real):\n"
+                                "    Check that length of out equals length of x.\n"
+                                "    Repeat for i from 1 to length of x:\n"
+                                "        Set item i of out to item i of x * 2.0.\n");
+    json out = run(p, {{"x", {1, 2}}});
+    expect_vector(out.at("out"), {2, 4});
+}

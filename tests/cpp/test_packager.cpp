@@ -43,10 +43,16 @@ const char* kRmsnormDefinition = R"({
   "reference": "import torch\n\ndef run(hidden_states, weight):\n    return hidden_states\n"
 })";
 
+// The first diagnostic of a failed result, as solgen prints it ("" when it did not fail).
+template <class T> std::string first(const Result<T>& r) {
+    const auto* f = std::get_if<Failure>(&r);
+    return f && !f->diagnostics.empty() ? render_short(f->file, f->diagnostics.front()) : "";
+}
+
 Definition parse_ok(const std::string& text) {
     auto r = parse_definition("definition.json", text);
-    if (auto* e = std::get_if<Errors>(&r)) {
-        ADD_FAILURE() << (e->empty() ? "" : e->front());
+    if (std::holds_alternative<Failure>(r)) {
+        ADD_FAILURE() << first(r);
         return {};
     }
     return std::get<Definition>(r);
@@ -54,8 +60,7 @@ Definition parse_ok(const std::string& text) {
 
 std::string bind_error(const std::string& text) {
     auto r = bind(fixtures::rmsnorm(), parse_ok(text));
-    if (auto* e = std::get_if<Errors>(&r)) return e->empty() ? "" : e->front();
-    return "";
+    return first(r);
 }
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
@@ -158,26 +163,26 @@ TEST(Schema, SolutionSpecFromOptions) {
 TEST(Definition, ValidationNamesFileAndPointer) {
     auto r =
         parse_definition("defs/x.json", replace(kRmsnormDefinition, "\"bfloat16\"", "\"bf16\""));
-    ASSERT_TRUE(std::holds_alternative<Errors>(r));
-    EXPECT_NE(std::get<Errors>(r).front().find("defs/x.json:/inputs/hidden_states/dtype: error:"),
+    ASSERT_TRUE(std::holds_alternative<Failure>(r));
+    EXPECT_NE(first(r).find("defs/x.json:/inputs/hidden_states/dtype: error:"),
               std::string::npos)
-        << std::get<Errors>(r).front();
+        << first(r);
     auto bad_axis =
         parse_definition("d.json", replace(kRmsnormDefinition, "[\"hidden_size\"]", "[\"width\"]"));
-    ASSERT_TRUE(std::holds_alternative<Errors>(bad_axis));
-    EXPECT_NE(std::get<Errors>(bad_axis).front().find("d.json:/inputs/weight/shape/0"),
+    ASSERT_TRUE(std::holds_alternative<Failure>(bad_axis));
+    EXPECT_NE(first(bad_axis).find("d.json:/inputs/weight/shape/0"),
               std::string::npos);
     auto bad_ref =
         parse_definition("d.json", replace(kRmsnormDefinition, "def run(hidden_states, weight)",
                                            "def run(weight, hidden_states)"));
-    ASSERT_TRUE(std::holds_alternative<Errors>(bad_ref));
-    EXPECT_NE(std::get<Errors>(bad_ref).front().find("/reference"), std::string::npos);
+    ASSERT_TRUE(std::holds_alternative<Failure>(bad_ref));
+    EXPECT_NE(first(bad_ref).find("/reference"), std::string::npos);
 }
 
 TEST(Definition, DuplicateKeysAreRefusedWithTheirPointer) {
     auto first_error = [](const std::string& text) {
         auto r = parse_definition("d.json", text);
-        return std::holds_alternative<Errors>(r) ? std::get<Errors>(r).front() : std::string();
+        return first(r);
     };
     EXPECT_NE(first_error(replace(kRmsnormDefinition, "\"name\": \"rmsnorm_h4096\",",
                                   "\"name\": \"a\", \"name\": \"b\","))
@@ -216,7 +221,7 @@ TEST(Definition, ReadsTheFilesAsThePublishedOnesAreWritten) {
     EXPECT_EQ(def.axes[1].kind, AxisDef::Kind::Const);
     EXPECT_EQ(def.axes[1].value, 4096);
     auto r = bind(fixtures::rmsnorm(), def);
-    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << first(r);
     EXPECT_EQ(std::get<OpDescription>(r).ir.axes[1].value, 4096);
     // What the harness's models reject stays rejected, with the field named.
     for (auto [from, to, pointer] : std::vector<std::tuple<std::string, std::string, std::string>>{
@@ -226,9 +231,9 @@ TEST(Definition, ReadsTheFilesAsThePublishedOnesAreWritten) {
              {"[\"batch_size\", \"4096\"]", "[\"batch_size\", \"-1\"]", "/outputs/out/shape/1"},
              {"{\"value\": \"4096\"}", "{\"value\": 4096.5}", "/axes/hidden_size"}}) {
         auto bad = parse_definition("d.json", replace(published, from, to));
-        ASSERT_TRUE(std::holds_alternative<Errors>(bad)) << to;
-        EXPECT_NE(std::get<Errors>(bad).front().find("d.json:" + pointer), std::string::npos)
-            << std::get<Errors>(bad).front();
+        ASSERT_TRUE(std::holds_alternative<Failure>(bad)) << to;
+        EXPECT_NE(first(bad).find("d.json:" + pointer), std::string::npos)
+            << first(bad);
     }
 }
 
@@ -236,7 +241,7 @@ TEST(Definition, LiteralSizesBindAsConstantsAndMustAgree) {
     auto r = bind(fixtures::rmsnorm(),
                   parse_ok(replace(kRmsnormDefinition, "\"weight\": {\"shape\": [\"hidden_size\"]",
                                    "\"weight\": {\"shape\": [\"4096\"]")));
-    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << first(r);
     EXPECT_EQ(std::get<OpDescription>(r).ir.axes[1].value, 4096);
     EXPECT_NE(bind_error(replace(kRmsnormDefinition, "\"weight\": {\"shape\": [\"hidden_size\"]",
                                  "\"weight\": {\"shape\": [\"2048\"]"))
@@ -259,7 +264,7 @@ TEST(Definition, RepeatedAxisNameMakesTheOpsAxesEqual) {
     square = replace(square, "\"out\": {\"shape\": [\"batch_size\", \"hidden_size\"]",
                      "\"out\": {\"shape\": [\"N\", \"N\"]");
     auto r = bind(fixtures::rmsnorm(), parse_ok(square));
-    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << first(r);
     const auto& op = std::get<OpDescription>(r);
     ASSERT_EQ(op.ir.equal_axes.size(), 1u);
     EXPECT_EQ(op.ir.axes[op.ir.equal_axes[0].first].name, "N");
@@ -275,7 +280,7 @@ TEST(Definition, RepeatedAxisNameMakesTheOpsAxesEqual) {
 
 TEST(Definition, BindTakesNamesAndConstants) {
     auto r = bind(fixtures::rmsnorm(), parse_ok(kRmsnormDefinition));
-    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << std::get<Errors>(r).front();
+    ASSERT_TRUE(std::holds_alternative<OpDescription>(r)) << first(r);
     const auto& op = std::get<OpDescription>(r);
     EXPECT_EQ(op.ir.outputs[0].name, "out");
     ASSERT_TRUE(op.ir.axes[1].value.has_value());
@@ -333,12 +338,12 @@ TEST(Definition, BindRejectsMismatchesNamingBothSides) {
         << missing;
     // The op fixes an axis the definition leaves variable.
     auto fixed = bind(fixtures::rmsnorm(ir::DType::BFloat16, 2048), parse_ok(kRmsnormDefinition));
-    ASSERT_TRUE(std::holds_alternative<Errors>(fixed));
-    EXPECT_NE(std::get<Errors>(fixed).front().find(
+    ASSERT_TRUE(std::holds_alternative<Failure>(fixed));
+    EXPECT_NE(first(fixed).find(
                   ":/inputs/hidden_states/shape/1: error: the definition's size here is 4096, but "
                   "the op's axis 'hidden_size' is 2048"),
               std::string::npos)
-        << std::get<Errors>(fixed).front();
+        << first(fixed);
 }
 
 TEST(Workloads, DeterministicSpreadAndScalars) {
@@ -366,7 +371,7 @@ TEST(Packager, BundleIsCompleteAndDeterministic) {
     o.source_file_name = "swiglu_packed.lg";
     auto a = build_bundle(fixtures::swiglu_packed(), o, nullptr);
     auto b = build_bundle(fixtures::swiglu_packed(), o, nullptr);
-    ASSERT_TRUE(std::holds_alternative<BundleFiles>(a)) << std::get<Errors>(a).front();
+    ASSERT_TRUE(std::holds_alternative<BundleFiles>(a)) << first(a);
     const auto& files = std::get<BundleFiles>(a);
     EXPECT_EQ(files, std::get<BundleFiles>(b));
     for (const char* f :
@@ -415,15 +420,15 @@ TEST(Generate, WritesTheBundleAndReportsMismatches) {
     opts.out_dir = (tmp.path / "out").string();
     opts.source_file_name = "/somewhere/rmsnorm.lg";
     std::ostringstream out, err;
-    ASSERT_EQ(generate(fixtures::rmsnorm(), opts, out, err), 0) << err.str();
+    ASSERT_EQ(generate(fixtures::rmsnorm(), opts, out, err), cli::Exit::Ok) << err.str();
     std::string kernel = read(tmp.path / "out/kernel.cu");
     EXPECT_NE(kernel.find("from rmsnorm.lg."), std::string::npos);
     EXPECT_EQ(kernel.find("/somewhere"), std::string::npos);
-    // Again without force: refused (1), the bundle untouched.
+    // Again without force: rejected, the bundle untouched.
     std::ostringstream err2;
-    EXPECT_EQ(generate(fixtures::rmsnorm(), opts, out, err2), 1);
+    EXPECT_EQ(generate(fixtures::rmsnorm(), opts, out, err2), cli::Exit::Rejected);
     EXPECT_EQ(read(tmp.path / "out/kernel.cu"), kernel);
-    // A mismatched definition: 2, nothing written.
+    // A mismatched definition: rejected, nothing written.
     fs::path def = tmp.path / "definition.json";
     std::ofstream(def) << replace(kRmsnormDefinition, "\"dtype\": \"bfloat16\"}\n  },",
                                   "\"dtype\": \"float32\"}\n  },");
@@ -431,14 +436,14 @@ TEST(Generate, WritesTheBundleAndReportsMismatches) {
     bound.definition_path = def.string();
     bound.out_dir = (tmp.path / "bound").string();
     std::ostringstream err3;
-    EXPECT_EQ(generate(fixtures::rmsnorm(), bound, out, err3), 2);
+    EXPECT_EQ(generate(fixtures::rmsnorm(), bound, out, err3), cli::Exit::Rejected);
     EXPECT_NE(err3.str().find("error: input 2"), std::string::npos) << err3.str();
     EXPECT_FALSE(fs::exists(tmp.path / "bound"));
     // A matching definition: its copy and the sibling workloads travel with the bundle.
     std::ofstream(def) << kRmsnormDefinition;
     std::ofstream(tmp.path / "workload.jsonl") << "{\"uuid\": \"u\"}\n";
     std::ostringstream err4;
-    ASSERT_EQ(generate(fixtures::rmsnorm(), bound, out, err4), 0) << err4.str();
+    ASSERT_EQ(generate(fixtures::rmsnorm(), bound, out, err4), cli::Exit::Ok) << err4.str();
     EXPECT_EQ(read(tmp.path / "bound/definition.json"), kRmsnormDefinition);
     EXPECT_EQ(read(tmp.path / "bound/workload.jsonl"), "{\"uuid\": \"u\"}\n");
     EXPECT_NE(read(tmp.path / "bound/kernel.cu").find("constexpr int64_t kHiddenSize = 4096;"),
@@ -447,5 +452,5 @@ TEST(Generate, WritesTheBundleAndReportsMismatches) {
     GenerateOptions usage = opts;
     usage.targets = {"H100"};
     std::ostringstream err5;
-    EXPECT_EQ(generate(fixtures::rmsnorm(), usage, out, err5), 1);
+    EXPECT_EQ(generate(fixtures::rmsnorm(), usage, out, err5), cli::Exit::Usage);
 }

@@ -688,3 +688,155 @@ TEST(ParserHostile, ManyLinesAndFunctions) {
     EXPECT_EQ(r.program.skipped.size(), 19999u);
     EXPECT_EQ(r.program.op, "f19999");
 }
+
+// ------------------------------------------------------ r2 forms ----
+
+TEST(ParserR2, PowerForms) {
+    EXPECT_EQ(expr_of("x ** 3"), "(pow x 3)");
+    EXPECT_EQ(expr_of("x to the power of 3"), "(pow x 3)");
+    // Right-associative, binding tighter than * and looser than unary minus.
+    EXPECT_EQ(expr_of("2 ** 3 ** 2"), "(pow 2 (pow 3 2))");
+    EXPECT_EQ(expr_of("2 * x ** 2"), "(* 2 (pow x 2))");
+    EXPECT_EQ(expr_of("-x ** 2"), "(pow (neg x) 2)");
+    EXPECT_EQ(expr_of("x ** -1"), "(pow x (neg 1))");
+}
+
+TEST(ParserR2, BetweenIsTwoComparisons) {
+    EXPECT_EQ(expr_of("x is between 1 and x + 2"), "(and (<= 1 x) (<= x (+ x 2)))");
+    EXPECT_EQ(expr_of("x is between 1 and 2 or x > 5"),
+              "(or (and (<= 1 x) (<= x 2)) (> x 5))");
+    EXPECT_NE(expr_of("x is between 1").find("expected 'and' in 'is between"), std::string::npos);
+}
+
+TEST(ParserR2, TheLengthOfAndSlices) {
+    EXPECT_EQ(expr_of("the length of x"), "(length x)");
+    EXPECT_EQ(expr_of("the length of x / 2"), "(/ (length x) 2)");
+    EXPECT_EQ(expr_of("length of items 2 through x of y"), "(length (items 2 x y))");
+    EXPECT_EQ(expr_of("item 1 of items x + 1 through 2 * x of y"),
+              "(item 1 (items (+ x 1) (* 2 x) y))");
+    EXPECT_NE(expr_of("items 1 to 2 of y").find("expected 'through'"), std::string::npos);
+}
+
+TEST(ParserR2, MutableParametersAreOutputs) {
+    ParseResult r = parse_text("## To f (x: Seq of Float32) and (out: mutable Seq of Float32) and "
+                               "(o2: mut Seq of Float32):\n    Set item 1 of out to 1.0.\n");
+    ASSERT_TRUE(r.ok()) << errors_of(r);
+    const Function& f = only_function(r);
+    ASSERT_EQ(f.params.size(), 3u);
+    EXPECT_FALSE(f.params[0].is_output);
+    EXPECT_TRUE(f.params[1].is_output);
+    EXPECT_TRUE(f.params[2].is_output);
+    EXPECT_EQ(to_string(f.params[1].type), "Seq of Float32");
+}
+
+TEST(ParserR2, OutsideTheSubsetIsNamed) {
+    struct C {
+        const char* stmt;
+        const char* says;
+    } cases[] = {
+        {"Show x.", "`Show` (printing) is LOGOS, but not in solgen's op subset"},
+        {"show x.", "`Show` (printing)"},
+        {"Call g with x.", "`Call` (a call statement)"},
+        {"Break.", "`Break` (leaving a loop early)"},
+        {"x += 1.", "`x +=` (a compound assignment)"},
+        {"x = 1.", "`x =` (an equals-style binding)"},
+        {"mut y = 1.", "`mut y =` (an equals-style binding)"},
+        {"g(x).", "`g(...)` (a call as a statement)"},
+        {"Let y be x.g().", "UFCS calls (`x.g()`) are LOGOS"},
+        {"Let y be x.g(1).", "write g(x, ...)"},
+        {"Let y be x.field.", "field access (`x.field`)"},
+        {"Let y be [1, 2].", "list literals"},
+    };
+    for (const C& c : cases) {
+        ParseResult r = parse_text(std::string("## To f (x: Int) -> Int:\n    ") + c.stmt +
+                                   "\n    Return x.\n");
+        ASSERT_EQ(r.errors.size(), 1u) << c.stmt << "\n" << errors_of(r);
+        EXPECT_NE(r.errors[0].message.find(c.says), std::string::npos)
+            << c.stmt << ": " << r.errors[0].message;
+        EXPECT_EQ(r.errors[0].pos.line, 2) << c.stmt;
+    }
+    // Two statements on one line are not a field access.
+    EXPECT_TRUE(parse_text("## To f (x: Int) -> Int:\n    Let y be x.Return y.\n").ok());
+}
+
+TEST(ParserR2, OneErrorPerFault) {
+    // The last line of a nested block, re-read by the outer line: reported once.
+    ParseResult a = parse_text("## To f (x: Seq of Real) -> Real:\n"
+                               "    Repeat for v in x:\n"
+                               "        Let y be v +.\n"
+                               "    Return 1.0.\n");
+    EXPECT_EQ(a.errors.size(), 1u) << errors_of(a);
+    // A broken If header keeps its Otherwise: no "without a matching 'If'".
+    ParseResult b = parse_text("## To f (x: Real) -> Real:\n"
+                               "    If x is between 1.0:\n"
+                               "        Return 1.0.\n"
+                               "    Otherwise:\n"
+                               "        Return 2.0.\n");
+    ASSERT_EQ(b.errors.size(), 1u) << errors_of(b);
+    EXPECT_EQ(b.errors[0].pos.line, 2);
+    // A stray byte is the fault; the syntax error it causes is not reported.
+    ParseResult c = parse_text("## To f (x: Real) -> Real:\n    Let a$b be x.\n    Return a.\n");
+    ASSERT_EQ(c.errors.size(), 1u) << errors_of(c);
+    EXPECT_NE(c.errors[0].message.find("unexpected character '$'"), std::string::npos);
+}
+
+// ------------------------------------------------------ whole files ----
+
+TEST(ParserWholeFile, TheOpIsTheLastBlockNoOtherCalls) {
+    ParseResult r = parse_text("## To op (x: Real) -> Real:\n    Return helper(x).\n"
+                               "## To helper (x: Real) -> Real:\n    Return x.\n");
+    ASSERT_TRUE(r.ok()) << errors_of(r);
+    EXPECT_EQ(r.program.op, "op");
+    EXPECT_EQ(r.program.find()->name, "op");
+    EXPECT_EQ(r.program.functions.size(), 2u);
+    EXPECT_TRUE(r.program.other_candidates.empty());
+}
+
+TEST(ParserWholeFile, UncalledBlocksAreSkippedUnread) {
+    ParseResult r = parse_text("## To native args () -> Seq of Text\n"
+                               "## To fetch (u: Text) -> Text is native \"reqwest::get\".\n"
+                               "## To printer (x: Real):\n    Show x.\n    Inspect x:\n"
+                               "## Main\nShow 1.\n"
+                               "## To op (x: Real) -> Real:\n    Return x.\n");
+    ASSERT_TRUE(r.ok()) << errors_of(r);
+    EXPECT_EQ(r.program.op, "op");
+    ASSERT_EQ(r.program.functions.size(), 1u);
+    ASSERT_EQ(r.program.skipped.size(), 3u);
+    EXPECT_TRUE(r.program.skipped_block("args")->native);
+    EXPECT_TRUE(r.program.skipped_block("fetch")->native);
+    EXPECT_FALSE(r.program.skipped_block("printer")->native);
+    EXPECT_EQ(r.program.other_candidates, std::vector<std::string>{"printer"});
+}
+
+TEST(ParserWholeFile, OpByNameReadsOnlyWhatItReaches) {
+    const char* text = "## To op (x: Real) -> Real:\n    Return a(x).\n"
+                       "## To a (x: Real) -> Real:\n    Return b(x).\n"
+                       "## To b (x: Real) -> Real:\n    Return x.\n"
+                       "## To broken (x: Real) -> Real:\n    Frobnicate.\n";
+    ParseResult r = parse(SourceFile("t.lg", text), "op");
+    ASSERT_TRUE(r.ok()) << errors_of(r);
+    EXPECT_EQ(r.program.functions.size(), 3u);
+    EXPECT_NE(r.program.find("b"), nullptr);
+    EXPECT_EQ(r.program.find("broken"), nullptr);
+    // Without --op, `broken` is the last uncalled block, and its body is read.
+    EXPECT_FALSE(parse(SourceFile("t.lg", text)).ok());
+    ParseResult missing = parse(SourceFile("t.lg", text), "nope");
+    ASSERT_EQ(missing.errors.size(), 1u);
+    EXPECT_EQ(missing.errors[0].message,
+              "no `## To nope` block in this file; its `## To` blocks are: op, a, b, broken");
+}
+
+TEST(ParserWholeFile, CallsFoundInAnyLogos) {
+    // `Call g with ...` and UFCS count as calls, so `g` is not taken as the op.
+    ParseResult r = parse_text("## To op (x: Real) -> Real:\n    Return x.\n"
+                               "## To g (x: Real) -> Real:\n    Return x.\n"
+                               "## To h (x: Real):\n    Call g with x.\n    Show x.g().\n");
+    EXPECT_EQ(r.program.op, "h");
+    EXPECT_EQ(r.program.other_candidates, std::vector<std::string>{"op"});
+}
+
+TEST(ParserWholeFile, DuplicateNamesAreStillReported) {
+    ParseResult r = parse_text("## To op (x: Real) -> Real:\n    Return x.\n"
+                               "## To op (x: Real) -> Real:\n    Return x + 1.0.\n");
+    EXPECT_EQ(r.program.functions.size(), 2u); // both read; the checker names the duplicate
+}

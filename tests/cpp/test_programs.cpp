@@ -88,18 +88,15 @@ std::map<std::string, std::string> bundle_of(const std::string& file, const std:
     opts.out_dir = out.string();
     opts.source_file_name = fs::path(file).filename().string();
     std::ostringstream log, err;
-    if (solbench::generate(*d, opts, log, err) != 0) return {{"error", err.str()}};
+    if (solbench::generate(*d, opts, log, err) != solbench::cli::Exit::Ok) return {{"error", err.str()}};
     return read_tree(out);
 }
 
 std::string errors_of(const solbench::Compiled& c) {
     std::string s;
-    if (const auto* e = std::get_if<solbench::SourceErrors>(&c.result))
-        for (const auto& d : e->errors)
-            s += std::to_string(d.pos.line) + ":" + std::to_string(d.pos.col) + " " + d.message +
-                 "\n";
-    if (const auto* r = std::get_if<solbench::Refusal>(&c.result))
-        s += std::to_string(r->pos.line) + " refused: " + r->message + "\n";
+    if (const auto* f = std::get_if<solbench::Failure>(&c.result))
+        for (const auto& d : f->diagnostics)
+            s += solbench::render_short(f->file, d) + "\n";
     return s;
 }
 
@@ -119,18 +116,17 @@ TEST_P(Program, ReadAsTheManifestSays) {
                 << f.name;
         return;
     }
-    const auto* errs = std::get_if<solbench::SourceErrors>(&c.result);
-    ASSERT_NE(errs, nullptr) << "expected errors";
-    ASSERT_EQ(errs->errors.size(), 1u) << errors_of(c);
-    const solbench::Diagnostic& d = errs->errors.front();
-    if (k.line)
-        EXPECT_EQ(d.pos.line, *k.line) << d.message;
-    else
-        EXPECT_FALSE(d.pos.valid()) << d.message;
+    const auto* f = std::get_if<solbench::Failure>(&c.result);
+    ASSERT_NE(f, nullptr) << "expected errors";
+    ASSERT_FALSE(f->refused()) << errors_of(c);
+    ASSERT_EQ(f->diagnostics.size(), 1u) << errors_of(c);
+    const solbench::Diagnostic& d = f->diagnostics.front();
+    if (k.line) EXPECT_EQ(d.pos.line, *k.line) << d.message;
+    else EXPECT_FALSE(d.pos.valid()) << d.message;
     EXPECT_NE(d.message.find(k.message), std::string::npos) << d.message;
     if (!k.note.empty()) {
-        ASSERT_EQ(c.notes.size(), 1u);
-        EXPECT_NE(c.notes[0].find(k.note), std::string::npos) << c.notes[0];
+        ASSERT_EQ(d.notes.size(), 1u);
+        EXPECT_NE(d.notes[0].find(k.note), std::string::npos) << d.notes[0];
     }
 }
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from solbench.exit_codes import Exit
+
 REPO = Path(__file__).resolve().parents[2]
 RMSNORM = REPO / "examples" / "rmsnorm.lg"
 BUNDLE_FILES = {"definition.json", "kernel.cu", "reference.py", "solution.json", "workload.jsonl"}
@@ -79,7 +81,7 @@ def test_non_empty_target_needs_force(solgen: str, tmp_path: Path) -> None:
     target.mkdir()
     (target / "notes.txt").write_text("mine\n")
     r = generate(solgen, target)
-    assert r.returncode == 1, r.stderr
+    assert r.returncode == Exit.REJECTED, r.stderr
     assert str(target) in r.stderr and "--force" in r.stderr
     assert snapshot(target) == {"notes.txt": b"mine\n"}
     assert strays(tmp_path, "b") == []
@@ -102,7 +104,7 @@ def test_existing_file_is_not_replaced(solgen: str, tmp_path: Path) -> None:
     target.write_text("a file\n")
     for extra in ((), ("--force",)):
         r = generate(solgen, target, *extra)
-        assert r.returncode == 1, r.stderr
+        assert r.returncode == Exit.REJECTED, r.stderr
         assert target.read_text() == "a file\n"
     assert strays(tmp_path, "b") == []
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from solbench.exit_codes import Exit
+
 from solbench.bench import chart, report, score
 from solbench.bench.cli import NO_CUDA_MESSAGE
 from solbench.bench.cli import main as bench_main
@@ -217,12 +219,12 @@ def test_chart_series_groups_by_row_length():
 # --- without CUDA -----------------------------------------------------------------------------
 
 
-def test_bench_without_cuda_exits_2(monkeypatch, capsys):
+def test_bench_without_cuda_is_unavailable(monkeypatch, capsys):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     rc = bench_main([str(REPO / "tests/python/bundles/scale")])
-    assert rc == 2
+    assert rc == Exit.UNAVAILABLE
     assert NO_CUDA_MESSAGE in capsys.readouterr().err
 
 
@@ -235,12 +237,12 @@ def test_bench_module_entry_point_without_cuda():
     proc = subprocess.run([sys.executable, "-m", "solbench.bench",
                            str(REPO / "tests/python/bundles/scale")],
                           capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 2
+    assert proc.returncode == Exit.UNAVAILABLE
     assert "no CUDA device is available" in proc.stderr
 
 
-def test_bench_bad_bundle_exits_2(tmp_path, capsys):
-    assert bench_main([str(tmp_path / "missing")]) == 2
+def test_bench_bad_bundle_is_rejected(tmp_path, capsys):
+    assert bench_main([str(tmp_path / "missing")]) == Exit.REJECTED
     assert "not a directory" in capsys.readouterr().err
 
 

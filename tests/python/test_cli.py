@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from solbench.exit_codes import Exit
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / "tests" / "corpus"  # the project's copy of the base corpus
 
@@ -34,14 +36,14 @@ def test_explain_json_recognized() -> None:
 
 def test_explain_json_refused_names_line_and_rule() -> None:
     p = solgen("explain", "--json", str(SHARED / "refuse" / "gather.lg"))
-    assert p.returncode == 2
+    assert p.returncode == Exit.REJECTED
     r = json.loads(p.stdout)["refused"]
     assert r["rule"] == "data-dependent-index" and r["line"] == 6 and r["col"] > 0
 
 
 def test_explain_json_syntax_errors() -> None:
     p = solgen("explain", "--json", str(SHARED / "refuse" / "bad_syntax.lg"))
-    assert p.returncode == 2
+    assert p.returncode == Exit.REJECTED
     errors = json.loads(p.stdout)["errors"]
     assert [e["line"] for e in errors] == [3, 4]
     assert "Flaot32" in errors[0]["message"]
@@ -50,21 +52,21 @@ def test_explain_json_syntax_errors() -> None:
 def test_explain_text_refusal_is_a_compiler_style_diagnostic() -> None:
     path = SHARED / "refuse" / "cumsum.lg"
     p = solgen("explain", str(path))
-    assert p.returncode == 2
+    assert p.returncode == Exit.REJECTED
     first = p.stderr.splitlines()[0]
     assert first.startswith(f"{path}:") and ": error: refused (scan)" in first
     assert "^" in p.stderr  # the caret under the column
 
 
-def test_missing_file_is_a_usage_error() -> None:
+def test_missing_file_is_rejected() -> None:
     p = solgen("explain", "/nonexistent/op.lg")
-    assert p.returncode == 1
+    assert p.returncode == Exit.REJECTED
     assert "/nonexistent/op.lg" in p.stderr
 
 
 def test_unknown_option_is_a_usage_error(tmp_path: Path) -> None:
     p = solgen(str(SHARED / "accept" / "rmsnorm.lg"), "--out", str(tmp_path / "b"), "--bogus")
-    assert p.returncode != 0 and p.returncode != 2
+    assert p.returncode == Exit.USAGE
     assert not (tmp_path / "b").exists()
 
 
@@ -82,7 +84,7 @@ def test_run_reports_a_fault_in_the_op(tmp_path: Path) -> None:
     inputs = tmp_path / "in.json"
     inputs.write_text(json.dumps({"x": [1.0]}))
     p = solgen("run", str(op), "--inputs", str(inputs))
-    assert p.returncode == 2
+    assert p.returncode == Exit.REJECTED
     assert p.stderr.startswith(f"{op}:2:")
 
 

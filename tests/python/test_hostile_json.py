@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from solbench.exit_codes import Exit
+
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = REPO / "tests" / "hostile"
 RMSNORM = REPO / "examples" / "rmsnorm.lg"
@@ -82,7 +84,7 @@ def test_definition(key: str, case: dict, solgen: str, tmp_path: Path) -> None:
         return
     if r.returncode == 0 and key in KNOWN_BUGS:
         pytest.skip(KNOWN_BUGS[key])
-    assert r.returncode in (1, 2), f"exit {r.returncode}: {err[:500]}"
+    assert r.returncode == Exit.REJECTED, f"exit {r.returncode}: {err[:500]}"
     assert str(path) in err, err[:500]
     assert case.get("message", "") in err, err[:500]
     assert len(r.stderr) < MAX_MESSAGE
@@ -142,20 +144,20 @@ def test_bundle_file(key: str, case: dict, base_bundle: Path, tmp_path: Path,
             pytest.skip(f"{KNOWN_BUGS[key]} [{type(e).__name__}]")
         raise
     err = capsys.readouterr().err
-    assert rc == 2, err[:500]
+    assert rc == Exit.REJECTED, err[:500]
     assert str(swapped) in err, err[:500]
     assert case.get("message", "") in err, err[:500]
     assert len(err) < MAX_MESSAGE
 
 
 def test_check_command_exit_code(base_bundle: Path, tmp_path: Path) -> None:
-    """The real `python3 -m solbench check` process, once: exit code 2 and the file named."""
+    """The real `python3 -m solbench check` process, once: rejected (2) and the file named."""
     bundle = tmp_path / "b"
     swapped = _swap(base_bundle, "json/sol_missing_spec.json", "solution", bundle)
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
                         "--workloads", "1", "--no-timing"],
                        capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.returncode == Exit.REJECTED, r.stderr[-2000:]
     assert str(swapped) in r.stderr
     assert "Traceback" not in r.stderr

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from solbench.exit_codes import Exit
 import torch
 
 from conftest import cuda_host_missing_reason
@@ -237,9 +239,9 @@ def test_budget_extrapolates_from_measurements() -> None:
 
 def test_cli_usage_and_bundle_errors(tmp_path: Path, scale_bundle: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main([]) == 2
-    assert cli_main([str(scale_bundle), "--device", "tpu"]) == 2
-    assert cli_main([str(tmp_path)]) == 2
+    assert cli_main([]) == Exit.USAGE
+    assert cli_main([str(scale_bundle), "--device", "tpu"]) == Exit.USAGE
+    assert cli_main([str(tmp_path)]) == Exit.REJECTED
     assert "solution.json: file not found" in capsys.readouterr().err
     (tmp_path / "solution.json").write_text("{\n  nope\n}")
     assert cli_main([str(tmp_path), "--problem", str(scale_bundle)]) == 2

@@ -2,6 +2,8 @@
 // subcommands explain, run, check and bench come first on the command line.
 #include "cli/cli.h"
 
+#include "cli/exit_codes.h"
+
 #include "cli/explain.h"
 #include "driver/compile.h"
 #include "frontend/interpreter.h"
@@ -24,7 +26,7 @@ namespace solbench::cli {
 
 namespace {
 
-constexpr int kOk = 0, kUsage = 1, kRefused = 2;
+constexpr int kOk = code(Exit::Ok), kUsage = code(Exit::Usage), kRejected = code(Exit::Rejected);
 
 // Reads a regular file of at most 64 MiB (a FIFO or /dev/zero is not an op).
 std::optional<std::string> read_text(const std::string& path) {
@@ -51,9 +53,8 @@ std::optional<Compiled> load(const std::string& path, const std::string& op_name
     return compile_text(path, std::move(*text), op_name);
 }
 
-// Prints why an op was not recognized; returns the exit code (2).
 // Parses the command line; on --help/--version or a usage error returns the
-// exit code (0, or 1 for usage errors, never CLI11's own codes).
+// exit code (Ok, or Usage for usage errors, never CLI11's own codes).
 std::optional<int> parse_args(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
@@ -66,22 +67,19 @@ std::optional<int> parse_args(CLI::App& app, int argc, char** argv) {
     return std::nullopt;
 }
 
+// Prints why an op was not recognized; returns Exit::Rejected.
 int report_failure(const Compiled& c) {
-    if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
-        for (const Diagnostic& d : errs->errors)
-            std::cerr << render(*c.source, d);
-        std::cerr << errs->errors.size() << (errs->errors.size() == 1 ? " error" : " errors")
-                  << " in " << c.source->path() << "\n";
-    } else if (const auto* r = std::get_if<Refusal>(&c.result)) {
-        std::cerr << render(
-            *c.source,
-            Diagnostic{r->pos, "refused (" + std::string(to_string(r->rule)) + "): " + r->message});
-        std::cerr << "note: " << describe(r->rule)
+    const Failure& f = std::get<Failure>(c.result);
+    for (const Diagnostic& d : f.diagnostics)
+        std::cerr << render(*c.source, d);
+    if (f.refused()) {
+        std::cerr << "note: " << describe(*f.diagnostics.front().rule)
                   << " is outside solgen's op families; no code was emitted\n";
+    } else {
+        size_t n = f.diagnostics.size();
+        std::cerr << n << (n == 1 ? " error" : " errors") << " in " << c.source->path() << "\n";
     }
-    for (const std::string& note : c.notes)
-        std::cerr << "note: " << note << "\n";
-    return kRefused;
+    return kRejected;
 }
 
 int cmd_explain(int argc, char** argv) {
@@ -93,10 +91,10 @@ int cmd_explain(int argc, char** argv) {
     app.add_flag("--json", json, "print exactly one JSON object");
     if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
-    if (!c) return kUsage;
+    if (!c) return kRejected;
     if (json) {
         std::cout << explain_json(*c).dump() << "\n";
-        return std::holds_alternative<OpDescription>(c->result) ? kOk : kRefused;
+        return std::holds_alternative<OpDescription>(c->result) ? kOk : kRejected;
     }
     if (const auto* d = std::get_if<OpDescription>(&c->result)) {
         std::cout << explain_text(*d);
@@ -114,24 +112,24 @@ int cmd_run(int argc, char** argv) {
     app.add_option("--op", op_name, "the `## To` block to run (default: the last)");
     if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
-    if (!c) return kUsage;
-    if (std::holds_alternative<SourceErrors>(c->result)) return report_failure(*c);
+    if (!c) return kRejected;
+    if (auto* f = std::get_if<Failure>(&c->result); f && !f->refused()) return report_failure(*c);
     auto inputs_text = read_text(inputs_path);
     if (!inputs_text) {
         std::cerr << inputs_path << ": error: cannot read the file\n";
-        return kUsage;
+        return kRejected;
     }
     nlohmann::json inputs = nlohmann::json::parse(*inputs_text, nullptr, false);
     if (inputs.is_discarded() || !inputs.is_object()) {
         std::cerr << inputs_path << ": error: expected a JSON object of inputs\n";
-        return kUsage;
+        return kRejected;
     }
     try {
         std::cout << interpret(c->program, *c->op, inputs).dump() << "\n";
         return kOk;
     } catch (const RuntimeError& e) {
         std::cerr << render(*c->source, Diagnostic{e.pos, e.what()});
-        return kRefused;
+        return kRejected;
     }
 }
 
@@ -163,7 +161,7 @@ int cmd_python(const std::string& sub, int argc, char** argv) {
     execvp(python.c_str(), cargs.data());
     std::cerr << "solgen " << sub << ": cannot start " << python
               << " (pip install . installs solbench; SOLBENCH_PYTHON names another interpreter)\n";
-    return kUsage;
+    return code(Exit::Internal);
 }
 
 int cmd_generate(int argc, char** argv) {
@@ -202,10 +200,10 @@ int cmd_generate(int argc, char** argv) {
     opts.destination_passing = !return_style;
     opts.source_file_name = path.substr(path.find_last_of('/') + 1);
     auto c = load(path, op_name);
-    if (!c) return kUsage;
+    if (!c) return kRejected;
     const auto* d = std::get_if<OpDescription>(&c->result);
     if (!d) return report_failure(*c);
-    return generate(*d, opts, std::cout, std::cerr);
+    return code(generate(*d, opts, std::cout, std::cerr));
 }
 
 // The one table of solgen's commands. Native ones run in this process; the
@@ -239,10 +237,15 @@ std::optional<std::string> python_module(std::string_view command) {
 }
 
 int run(int argc, char** argv) {
-    const Command* c = argc > 1 ? find_command(argv[1]) : nullptr;
-    if (!c) return cmd_generate(argc, argv); // `solgen OP.lg --out DIR`, --help, --version
-    if (c->native) return c->native(argc - 1, argv + 1);
-    return cmd_python(std::string(c->name), argc - 1, argv + 1);
+    try {
+        const Command* c = argc > 1 ? find_command(argv[1]) : nullptr;
+        if (!c) return cmd_generate(argc, argv); // `solgen OP.lg --out DIR`, --help, --version
+        if (c->native) return c->native(argc - 1, argv + 1);
+        return cmd_python(std::string(c->name), argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+        std::cerr << "solgen: internal error: " << e.what() << " (please report it)\n";
+        return code(Exit::Internal);
+    }
 }
 
 } // namespace solbench::cli

@@ -34,20 +34,20 @@ std::string explain_text(const OpDescription& d) {
 
 nlohmann::json explain_json(const Compiled& c) {
     nlohmann::json j;
-    if (const auto* errs = std::get_if<SourceErrors>(&c.result)) {
+    if (const auto* f = std::get_if<Failure>(&c.result)) {
+        auto where = [](const Diagnostic& d) {
+            nlohmann::json e = {{"line", d.pos.line}, {"col", d.pos.col}, {"message", d.message}};
+            if (d.rule) e["rule"] = to_string(*d.rule);
+            if (!d.notes.empty()) e["notes"] = d.notes;
+            return e;
+        };
+        if (f->refused()) {
+            j["refused"] = where(f->diagnostics.front());
+            return j;
+        }
         j["errors"] = nlohmann::json::array();
-        for (const Diagnostic& d : errs->errors)
-            j["errors"].push_back(
-                {{"line", d.pos.line}, {"col", d.pos.col}, {"message", d.message}});
-        if (!c.notes.empty()) j["notes"] = c.notes;
-        return j;
-    }
-    if (const auto* r = std::get_if<Refusal>(&c.result)) {
-        j["refused"] = {{"line", r->pos.line},
-                        {"col", r->pos.col},
-                        {"rule", to_string(r->rule)},
-                        {"message", r->message}};
-        if (!c.notes.empty()) j["notes"] = c.notes;
+        for (const Diagnostic& d : f->diagnostics)
+            j["errors"].push_back(where(d));
         return j;
     }
     const OpDescription& d = std::get<OpDescription>(c.result);

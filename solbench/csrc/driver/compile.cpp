@@ -5,6 +5,7 @@
 #include "raise/raise.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace solbench {
@@ -13,16 +14,20 @@ namespace {
 
 // When the default op (the last block no other calls) fails, say so and name
 // the others: a file may hold printing helpers that are not the op.
-std::vector<std::string> op_choice_notes(const ast::Program& p) {
-    if (p.other_candidates.empty()) return {};
+std::optional<std::string> op_choice_note(const ast::Program& p) {
+    if (p.other_candidates.empty()) return std::nullopt;
     std::string others;
     for (const std::string& n : p.other_candidates)
         others += (others.empty() ? "`" : ", `") + n + "`";
-    return {"`" + p.op +
-            "` was taken as the op, being the last `## To` block that no other "
+    return "`" + p.op +
+           "` was taken as the op, being the last `## To` block that no other "
             "block calls; " +
             others + (p.other_candidates.size() == 1 ? " is" : " are") +
-            " not called either: choose the op with --op NAME"};
+            " not called either: choose the op with --op NAME";
+}
+
+Failure errors(const Compiled& c, std::vector<Diagnostic> ds) {
+    return Failure{c.source->path(), std::move(ds)};
 }
 
 // parse -> check -> raise -> recognize, stopping at the first stage that fails.
@@ -30,28 +35,24 @@ void read_op(Compiled& c, const std::string& op_name) {
     ParseResult parsed = parse(*c.source, op_name);
     c.program = std::move(parsed.program);
     if (!parsed.ok()) {
-        c.result = SourceErrors{std::move(parsed.errors)};
+        c.result = errors(c, std::move(parsed.errors));
         return;
     }
     c.op = c.program.find();
     if (!c.op) {
-        c.result = SourceErrors{{Diagnostic{{}, "no `## To` block: the file defines no op"}}};
+        c.result = errors(c, {Diagnostic{{}, "no `## To` block: the file defines no op"}});
         return;
     }
-    if (auto errors = check(c.program); !errors.empty()) {
-        c.result = SourceErrors{std::move(errors)};
+    if (auto found = check(c.program); !found.empty()) {
+        c.result = errors(c, std::move(found));
         return;
     }
     Raised raised = raise_op(c.program, *c.op, c.source->path());
-    if (auto* refusal = std::get_if<Refusal>(&raised)) {
-        c.result = *refusal;
+    if (auto* failure = std::get_if<Failure>(&raised)) {
+        c.result = std::move(*failure);
         return;
     }
-    Recognition r = recognize(std::get<ir::OpIR>(raised));
-    if (auto* d = std::get_if<OpDescription>(&r))
-        c.result = std::move(*d);
-    else
-        c.result = std::get<Refusal>(r);
+    c.result = recognize(std::get<ir::OpIR>(raised));
 }
 
 } // namespace
@@ -60,7 +61,9 @@ Compiled compile_text(const std::string& path, std::string text, const std::stri
     Compiled c;
     c.source = std::make_unique<SourceFile>(path, std::move(text));
     read_op(c, op_name);
-    if (!std::holds_alternative<OpDescription>(c.result)) c.notes = op_choice_notes(c.program);
+    auto* failure = std::get_if<Failure>(&c.result);
+    if (auto note = op_choice_note(c.program); failure && note)
+        failure->diagnostics.front().notes.push_back(*note);
     return c;
 }
 
@@ -69,7 +72,7 @@ Compiled compile_file(const std::string& path, const std::string& op_name) {
     if (!in) {
         Compiled c;
         c.source = std::make_unique<SourceFile>(path, "");
-        c.result = SourceErrors{{Diagnostic{{}, "cannot read the file"}}};
+        c.result = Failure{path, {Diagnostic{{}, "cannot read the file"}}};
         return c;
     }
     std::ostringstream text;

@@ -14,23 +14,17 @@
 
 namespace solbench {
 
-// Syntax or type errors: the op could not be read.
-struct SourceErrors {
-    std::vector<Diagnostic> errors;
-};
-
 struct Compiled {
     std::unique_ptr<SourceFile> source;
     ast::Program program;
     const ast::Function* op = nullptr; // the chosen `## To` block, when it exists
-    // Said after the errors or refusal: how the op was chosen when the default
-    // rule picked one of several blocks no other block calls.
-    std::vector<std::string> notes;
-    // Recognized op, refusal, or the errors that stopped reading.
-    std::variant<OpDescription, Refusal, SourceErrors> result;
+    // The recognized op, or why not: the errors that stopped reading it, or
+    // its refusal. When the default rule chose the op among several blocks no
+    // other block calls, the first diagnostic's note says so.
+    Result<OpDescription> result;
 };
 
-// Reads `path` (I/O errors come back as a SourceErrors without position).
+// Reads `path` (an I/O error comes back as a Failure without position).
 Compiled compile_file(const std::string& path, const std::string& op_name = "");
 Compiled compile_text(const std::string& path, std::string text, const std::string& op_name = "");
 

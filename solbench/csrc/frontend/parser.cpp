@@ -1216,7 +1216,7 @@ P Parser::slice(const Token& t) {
     if (!word(cur_.peek(), "through"))
         fail(cur_.peek().pos, "expected 'through' after 'items ...'");
     cur_.next();
-    P to = operand();
+    P to = additive();
     if (!word(cur_.peek(), "of"))
         fail(cur_.peek().pos, "expected 'of' after 'items ... through ...'");
     cur_.next();

@@ -21,31 +21,32 @@ std::string_view SourceFile::line(int n) const {
     return s;
 }
 
-std::string render_short(const std::string& path, const Diagnostic& d) {
-    std::string out = path;
-    if (d.pos.valid()) out += ":" + std::to_string(d.pos.line) + ":" + std::to_string(d.pos.col);
-    out += ": error: " + d.message;
-    return out;
-}
+namespace {
 
-std::string render(const SourceFile& file, const Diagnostic& d) {
-    std::string out = render_short(file.path(), d) + "\n";
-    if (!d.pos.valid()) return out;
-    std::string_view text = file.line(d.pos.line);
-    // Very long lines (minified or hostile input) are clipped around the caret.
+// The source line at `pos` (clipped around it when very long) and a caret under it.
+std::string caret_lines(const SourceFile& file, SourcePos pos) {
+    std::string_view text = file.line(pos.line);
     constexpr size_t kMax = 160;
-    size_t caret = static_cast<size_t>(std::max(d.pos.col, 1) - 1);
+    size_t caret = static_cast<size_t>(std::max(pos.col, 1) - 1);
     size_t start = 0;
     if (text.size() > kMax && caret > kMax / 2) start = std::min(caret - kMax / 2, text.size());
     std::string_view shown = text.substr(start, kMax);
     std::string line;
     for (char c : shown)
         line += (static_cast<unsigned char>(c) < 0x20 && c != '\t') ? '?' : c;
-    out += "    " + line + "\n";
     std::string pad;
     for (size_t i = start; i < caret && i - start < shown.size(); ++i)
         pad += (text[i] == '\t') ? '\t' : ' ';
-    out += "    " + pad + "^\n";
+    return "    " + line + "\n    " + pad + "^\n";
+}
+
+} // namespace
+
+std::string render(const SourceFile& file, const Diagnostic& d) {
+    std::string out = render_short(file.path(), d) + "\n";
+    if (d.pos.valid()) out += caret_lines(file, d.pos);
+    for (const std::string& note : d.notes)
+        out += "note: " + note + "\n";
     return out;
 }
 

@@ -1,25 +1,20 @@
-// Source files, positions and compiler-style diagnostics.
+// Source files, and diagnostics rendered against them.
 //
-// Every later stage (parser, checker, raiser, recognizers) reports problems as
-// a Diagnostic anchored at a SourcePos; render() turns one into the familiar
+// Every stage reports problems as a Diagnostic (diag/diagnostic.h) anchored
+// at a SourcePos; render() turns one into the familiar
 //   file:line:col: error: message
 //       <the source line>
 //       ^
 // form. Positions are 1-based, columns count bytes.
 #pragma once
 
+#include "diag/diagnostic.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace solbench {
-
-struct SourcePos {
-    int line = 0; // 1-based; 0 means "no position"
-    int col = 0;  // 1-based byte column
-    bool valid() const { return line > 0; }
-    friend bool operator==(const SourcePos&, const SourcePos&) = default;
-};
 
 // The text of one input file, split into lines for diagnostics.
 class SourceFile {
@@ -38,14 +33,8 @@ class SourceFile {
     std::vector<size_t> line_starts_;
 };
 
-struct Diagnostic {
-    SourcePos pos;
-    std::string message;
-};
-
-// "file:line:col: error: message" followed by the source line and a caret.
+// render_short()'s line, then the source line with a caret under the column,
+// then the diagnostic's notes ("note: ..."), one per line.
 std::string render(const SourceFile& file, const Diagnostic& d);
-// Just the first line, "file:line:col: error: message".
-std::string render_short(const std::string& path, const Diagnostic& d);
 
 } // namespace solbench

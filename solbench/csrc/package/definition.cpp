@@ -43,8 +43,8 @@ std::optional<int64_t> literal_size(const std::string& entry) {
 
 namespace {
 
-std::string err(const std::string& path, const std::string& pointer, const std::string& msg) {
-    return path + ":" + (pointer.empty() ? "/" : pointer) + ": error: " + msg;
+Failure failure(const std::string& path, std::vector<Diagnostic> ds) {
+    return Failure{path, std::move(ds)};
 }
 
 // The parameter names of the reference's top-level `def run(...)`.
@@ -165,7 +165,7 @@ std::vector<TensorDef> tensors(const nlohmann::ordered_json& obj) {
 
 } // namespace
 
-std::variant<Definition, Errors> parse_definition(const std::string& path,
+Result<Definition> parse_definition(const std::string& path,
                                                   const std::string& text) {
     Definition def;
     def.path = path;
@@ -173,16 +173,16 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
     try {
         def.json = nlohmann::ordered_json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-        return Errors{err(path, "", std::string("not valid JSON: ") + e.what())};
+        return failure(path, {json_error("", std::string("not valid JSON: ") + e.what())});
     }
     if (auto key = duplicate_key(text))
-        return Errors{err(path, *key, "duplicate key: the object already has one")};
+        return failure(path, {json_error(*key, "duplicate key: the object already has one")});
     auto violations = validate_definition_schema(nlohmann::json::parse(text));
-    if (!violations.empty()) return render_violations(path, violations);
+    if (!violations.empty()) return failure(path, std::move(violations));
 
     def.name = def.json["name"].get<std::string>();
     def.reference = def.json["reference"].get<std::string>();
-    Errors errors;
+    std::vector<Diagnostic> errors;
     for (const auto& [name, a] : def.json["axes"].items()) {
         AxisDef ax;
         ax.name = name;
@@ -190,7 +190,7 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
         if (ax.kind == AxisDef::Kind::Const) {
             auto value = non_negative_int(a["value"]);
             if (!value)
-                errors.push_back(err(path, "/axes/" + name + "/value",
+                errors.push_back(json_error("/axes/" + name + "/value",
                                      "not a size (an integer of at most 2^62)"));
             ax.value = value.value_or(0);
         }
@@ -205,12 +205,12 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
         input_names.insert(t.name);
         if (def.axis(t.name))
             errors.push_back(
-                err(path, "/inputs/" + t.name, "input '" + t.name + "' has the name of an axis"));
+                json_error("/inputs/" + t.name, "input '" + t.name + "' has the name of an axis"));
     }
     for (const auto& t : def.outputs)
         if (input_names.count(t.name))
             errors.push_back(
-                err(path, "/outputs/" + t.name, "'" + t.name + "' is both an input and an output"));
+                json_error("/outputs/" + t.name, "'" + t.name + "' is both an input and an output"));
     for (const auto* list : {&def.inputs, &def.outputs}) {
         const char* group = list == &def.inputs ? "/inputs/" : "/outputs/";
         for (const auto& t : *list) {
@@ -220,9 +220,9 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
                 std::string at = group + t.name + "/shape/" + std::to_string(i);
                 if (is_literal_size(entry)) {
                     if (!literal_size(entry))
-                        errors.push_back(err(path, at, "'" + entry + "' is too large a size"));
+                        errors.push_back(json_error(at, "'" + entry + "' is too large a size"));
                 } else if (!def.axis(entry)) {
-                    errors.push_back(err(path, at,
+                    errors.push_back(json_error(at,
                                          "'" + entry +
                                              "' is neither a defined axis nor a literal size"));
                 }
@@ -234,7 +234,7 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
     for (const auto& t : def.inputs)
         expected.push_back(t.name);
     if (!params) {
-        errors.push_back(err(path, "/reference", "the reference defines no top-level run()"));
+        errors.push_back(json_error("/reference", "the reference defines no top-level run()"));
     } else if (*params != expected) {
         auto join = [](const std::vector<std::string>& v) {
             std::string s;
@@ -242,17 +242,17 @@ std::variant<Definition, Errors> parse_definition(const std::string& path,
                 s += (i ? ", " : "") + v[i];
             return s;
         };
-        errors.push_back(err(path, "/reference",
+        errors.push_back(json_error("/reference",
                              "run(" + join(*params) + ") must take the inputs in order: run(" +
                                  join(expected) + ")"));
     }
-    if (!errors.empty()) return errors;
+    if (!errors.empty()) return failure(path, std::move(errors));
     return def;
 }
 
-std::variant<Definition, Errors> load_definition(const std::string& path) {
+Result<Definition> load_definition(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return Errors{err(path, "", "cannot read the file")};
+    if (!in) return failure(path, {Diagnostic({}, "cannot read the file")});
     std::stringstream buf;
     buf << in.rdbuf();
     return parse_definition(path, buf.str());
@@ -313,10 +313,10 @@ class Binder {
   public:
     Binder(const OpDescription& op, const Definition& def) : op_(op), ir_(op.ir), def_(def) {}
 
-    std::variant<OpDescription, Errors> run() {
+    Result<OpDescription> run() {
         std::vector<int> in_order = match("input", ir_.inputs, def_.inputs, false);
         std::vector<int> out_order = match("output", ir_.outputs, def_.outputs, true);
-        if (!errors_.empty()) return errors_;
+        if (!errors_.empty()) return Failure{def_.path, errors_};
 
         ir::OpIR bound = ir_;
         bound.inputs.clear();
@@ -344,9 +344,9 @@ class Binder {
             check_tensor("input", d, bound.inputs[d], def_.inputs[d]);
         for (size_t d = 0; d < out_order.size(); ++d)
             check_tensor("output", d, bound.outputs[d], def_.outputs[d]);
-        if (!errors_.empty()) return errors_;
+        if (!errors_.empty()) return Failure{def_.path, errors_};
         bind_axes(bound);
-        if (!errors_.empty()) return errors_;
+        if (!errors_.empty()) return Failure{def_.path, errors_};
 
         OpDescription out = op_;
         out.ir = std::move(bound);
@@ -356,7 +356,7 @@ class Binder {
 
   private:
     std::string where(const char* kind, size_t i) const {
-        return def_.path + ": error: " + kind + " " + std::to_string(i + 1) + ": ";
+        return std::string(kind) + " " + std::to_string(i + 1) + ": ";
     }
 
     // The op's index for each definition entry, by name; a single default
@@ -365,14 +365,14 @@ class Binder {
                            const std::vector<TensorDef>& defs, bool outputs) {
         std::vector<int> order;
         if (ops.size() != defs.size()) {
-            std::string msg = def_.path + ": error: the op has " + std::to_string(ops.size()) +
+            std::string msg = "the op has " + std::to_string(ops.size()) +
                               " " + kind + "s (";
             for (size_t i = 0; i < ops.size(); ++i)
                 msg += (i ? ", " : "") + ops[i].name;
             msg += "), the definition has " + std::to_string(defs.size()) + " (";
             for (size_t i = 0; i < defs.size(); ++i)
                 msg += (i ? ", " : "") + defs[i].name;
-            errors_.push_back(msg + ")");
+            errors_.push_back(Diagnostic({}, msg + ")"));
             return order;
         }
         if (outputs && ops.size() == 1) return {0};
@@ -385,9 +385,9 @@ class Binder {
                 order.push_back(it->second);
                 continue;
             }
-            errors_.push_back(where(kind, d) + "the op has '" + ops[d].name + "' " +
+            errors_.push_back(Diagnostic({}, where(kind, d) + "the op has '" + ops[d].name + "' " +
                               describe_op(ir_, ops[d]) + ", the definition has '" + defs[d].name +
-                              "' " + describe(defs[d]));
+                              "' " + describe(defs[d])));
         }
         return order;
     }
@@ -397,9 +397,9 @@ class Binder {
         bool rank_ok = scalar ? !d.shape : (d.shape && d.shape->size() == t.shape.size());
         bool dtype_ok = d.dtype == ir::benchmark_name(t.dtype);
         if (!rank_ok || !dtype_ok)
-            errors_.push_back(where(kind, i) + "the op has '" + t.name + "' " +
+            errors_.push_back(Diagnostic({}, where(kind, i) + "the op has '" + t.name + "' " +
                               describe_op(ir_, t) + ", the definition has '" + d.name + "' " +
-                              describe(d));
+                              describe(d)));
     }
 
     // Axis names and constants from the definition.
@@ -419,11 +419,11 @@ class Binder {
                     // A packed dimension: only a fixed size says anything about the axis.
                     if (fixed) {
                         if (*fixed % dim.scale != 0)
-                            errors_.push_back(def_.path + ": error: '" + t.name + "' dim " +
+                            errors_.push_back(Diagnostic({}, "'" + t.name + "' dim " +
                                               std::to_string(k) + " is " +
                                               std::to_string(dim.scale) + " * " +
                                               ir_.axes[dim.axis].name + ", but '" + dname +
-                                              "' is " + std::to_string(*fixed));
+                                              "' is " + std::to_string(*fixed)));
                         else
                             set_constant(bound, dim.axis, *fixed / dim.scale, at);
                     }
@@ -435,18 +435,18 @@ class Binder {
                 }
                 auto it = names.find(dim.axis);
                 if (it != names.end() && it->second != dname) {
-                    errors_.push_back(def_.path + ": error: the op's axis '" +
+                    errors_.push_back(Diagnostic({}, "the op's axis '" +
                                       ir_.axes[dim.axis].name + "' is '" + it->second +
-                                      "' in one tensor and '" + dname + "' in '" + d.name + "'");
+                                      "' in one tensor and '" + dname + "' in '" + d.name + "'"));
                     continue;
                 }
                 names[dim.axis] = dname;
                 if (ax && ax->kind == AxisDef::Kind::Const)
                     set_constant(bound, dim.axis, ax->value, at);
                 else if (ax && ir_.axes[dim.axis].value && ax->kind == AxisDef::Kind::Var)
-                    errors_.push_back(
-                        def_.path + ": error: axis '" + dname + "': the op fixes it at " +
-                        std::to_string(*ir_.axes[dim.axis].value) + ", the definition has it var");
+                    errors_.push_back(Diagnostic(
+                        {}, "axis '" + dname + "': the op fixes it at " +
+                        std::to_string(*ir_.axes[dim.axis].value) + ", the definition has it var"));
             }
         };
         for (size_t i = 0; i < bound.inputs.size(); ++i)
@@ -464,26 +464,26 @@ class Binder {
             } else if (!(bound.axes[axis].value && bound.axes[it->second].value)) {
                 bound.equal_axes.emplace_back(it->second, axis);
             } else if (*bound.axes[axis].value != *bound.axes[it->second].value) {
-                errors_.push_back(def_.path + ": error: '" + name + "' stands for the op's axes '" +
+                errors_.push_back(Diagnostic({}, "'" + name + "' stands for the op's axes '" +
                                   ir_.axes[it->second].name + "' and '" + ir_.axes[axis].name +
-                                  "', which the op fixes at different sizes");
+                                  "', which the op fixes at different sizes"));
             }
         }
         std::set<std::string> taken;
         for (const auto& a : bound.axes)
             if (!taken.insert(a.name).second)
-                errors_.push_back(def_.path + ": error: the op's axis '" + a.name +
-                                  "' and a definition axis have the same name; rename the op's");
+                errors_.push_back(Diagnostic({}, "the op's axis '" + a.name +
+                                  "' and a definition axis have the same name; rename the op's"));
     }
 
     // Fixes the op's axis at the size the definition gives at JSON pointer `at`.
     void set_constant(ir::OpIR& bound, int axis, int64_t value, const std::string& at) {
         auto& a = bound.axes[axis];
         if (a.value && *a.value != value) {
-            errors_.push_back(def_.path + ":" + at + ": error: the definition's size here is " +
+            errors_.push_back(json_error(at, "the definition's size here is " +
                               std::to_string(value) + ", but the op's axis '" +
                               ir_.axes[axis].name + "' is " + std::to_string(*a.value) +
-                              " (from the op or another tensor of the definition)");
+                              " (from the op or another tensor of the definition)"));
             return;
         }
         a.value = value;
@@ -492,12 +492,12 @@ class Binder {
     const OpDescription& op_;
     const ir::OpIR& ir_;
     const Definition& def_;
-    Errors errors_;
+    std::vector<Diagnostic> errors_;
 };
 
 } // namespace
 
-std::variant<OpDescription, Errors> bind(const OpDescription& op, const Definition& def) {
+Result<OpDescription> bind(const OpDescription& op, const Definition& def) {
     return Binder(op, def).run();
 }
 

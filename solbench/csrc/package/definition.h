@@ -44,14 +44,12 @@ struct Definition {
     const AxisDef* axis(const std::string& n) const;
 };
 
-using Errors = std::vector<std::string>;
-
-std::variant<Definition, Errors> parse_definition(const std::string& path, const std::string& text);
-std::variant<Definition, Errors> load_definition(const std::string& path);
+Result<Definition> parse_definition(const std::string& path, const std::string& text);
+Result<Definition> load_definition(const std::string& path);
 
 // The op with the definition's names, order, dtypes and axis constants, or why
 // the two disagree.
-std::variant<OpDescription, Errors> bind(const OpDescription& op, const Definition& def);
+Result<OpDescription> bind(const OpDescription& op, const Definition& def);
 
 // A shape entry of digits is a literal size ("1" in [M, "1"]), not an axis name.
 bool is_literal_size(const std::string& entry);

@@ -11,14 +11,14 @@ namespace solbench {
 
 namespace {
 
-void print(std::ostream& err, const std::vector<std::string>& lines) {
-    for (const auto& l : lines)
-        err << l << "\n";
+void print(std::ostream& err, const Failure& f) {
+    for (const Diagnostic& d : f.diagnostics)
+        err << render_short(f.file, d) << "\n";
 }
 
 } // namespace
 
-int generate(const OpDescription& op, const GenerateOptions& opts, std::ostream& out,
+cli::Exit generate(const OpDescription& op, const GenerateOptions& opts, std::ostream& out,
              std::ostream& err) {
     // Usage: targets and arch.
     package::BundleOptions options;
@@ -28,22 +28,22 @@ int generate(const OpDescription& op, const GenerateOptions& opts, std::ostream&
                        [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
         if (t != "B200" && t != "LOCAL") {
             err << "solgen: error: unknown target hardware '" << t << "' (B200 or LOCAL)\n";
-            return 1;
+            return cli::Exit::Usage;
         }
         if (std::find(options.targets.begin(), options.targets.end(), t) == options.targets.end())
             options.targets.push_back(t);
     }
     if (options.targets.empty()) {
         err << "solgen: error: no target hardware given\n";
-        return 1;
+        return cli::Exit::Usage;
     }
     if (opts.arch && !package::gencode_flag(*opts.arch)) {
         err << "solgen: error: '" << *opts.arch << "' is not an architecture (e.g. sm_100a)\n";
-        return 1;
+        return cli::Exit::Usage;
     }
     if (opts.out_dir.empty()) {
         err << "solgen: error: no output directory given\n";
-        return 1;
+        return cli::Exit::Usage;
     }
     options.arch = opts.arch;
     options.author = opts.author;
@@ -55,17 +55,15 @@ int generate(const OpDescription& op, const GenerateOptions& opts, std::ostream&
     std::optional<package::Definition> def;
     if (opts.definition_path) {
         auto loaded = package::load_definition(*opts.definition_path);
-        if (auto* errors = std::get_if<package::Errors>(&loaded)) {
-            print(err, *errors);
-            bool unreadable = errors->size() == 1 &&
-                              errors->front().find("cannot read the file") != std::string::npos;
-            return unreadable ? 1 : 2;
+        if (auto* failure = std::get_if<Failure>(&loaded)) {
+            print(err, *failure);
+            return cli::Exit::Rejected;
         }
         def = std::get<package::Definition>(std::move(loaded));
         auto result = package::bind(op, *def);
-        if (auto* errors = std::get_if<package::Errors>(&result)) {
-            print(err, *errors);
-            return 2;
+        if (auto* failure = std::get_if<Failure>(&result)) {
+            print(err, *failure);
+            return cli::Exit::Rejected;
         }
         bound = std::get<OpDescription>(std::move(result));
     }
@@ -73,18 +71,18 @@ int generate(const OpDescription& op, const GenerateOptions& opts, std::ostream&
     options.name = opts.name ? *opts.name : def_name + "_solgen";
 
     auto bundle = package::build_bundle(bound, options, def ? &*def : nullptr);
-    if (auto* errors = std::get_if<package::Errors>(&bundle)) {
-        print(err, *errors);
-        return 2;
+    if (auto* failure = std::get_if<Failure>(&bundle)) {
+        print(err, *failure);
+        return cli::Exit::Rejected;
     }
     const auto& files = std::get<package::BundleFiles>(bundle);
     if (auto error = package::write_bundle(opts.out_dir, files, opts.force)) {
         err << *error << "\n";
-        return 1;
+        return cli::Exit::Rejected;
     }
     out << "wrote " << opts.out_dir << ": " << options.name << " for " << def_name << " ("
         << files.size() << " files)\n";
-    return 0;
+    return cli::Exit::Ok;
 }
 
 } // namespace solbench

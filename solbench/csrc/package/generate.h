@@ -1,6 +1,7 @@
 // solgen generate: a recognized op -> a SOL-ExecBench bundle on disk.
 #pragma once
 
+#include "cli/exit_codes.h"
 #include "recognizers/recognizer.h"
 
 #include <optional>
@@ -22,9 +23,10 @@ struct GenerateOptions {
     std::string source_file_name;
 };
 
-// Returns 0 on success; on any error prints "file:...: error: ..." lines to err,
-// writes nothing, returns 1 (I/O, usage) or 2 (definition mismatch).
-int generate(const OpDescription& op, const GenerateOptions& opts, std::ostream& out,
+// Writes the bundle and returns Exit::Ok; on any error prints "file:...: error:
+// ..." lines to err, writes nothing, and returns Exit::Usage (bad options) or
+// Exit::Rejected (a definition that does not bind, a directory it cannot write).
+cli::Exit generate(const OpDescription& op, const GenerateOptions& opts, std::ostream& out,
              std::ostream& err);
 
 } // namespace solbench

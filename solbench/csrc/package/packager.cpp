@@ -113,13 +113,12 @@ nlohmann::json make_solution(const OpDescription& op, const std::string& definit
     return sol;
 }
 
-std::variant<BundleFiles, Errors>
-build_bundle(const OpDescription& op, const BundleOptions& options, const Definition* def) {
-    const std::string where = (op.ir.file.empty() ? std::string("<op>") : op.ir.file) + ":" +
-                              std::to_string(op.ir.pos.line) + ":" + std::to_string(op.ir.pos.col);
+Result<BundleFiles> build_bundle(const OpDescription& op, const BundleOptions& options,
+                                 const Definition* def) {
     auto kernel = codegen::emit_kernel(op, {options.destination_passing, options.source_file_name});
     if (auto* e = std::get_if<codegen::EmitError>(&kernel))
-        return Errors{where + ": error: cannot emit a kernel: " + e->message};
+        return Failure{op.ir.file.empty() ? std::string("<op>") : op.ir.file,
+                       {Diagnostic(op.ir.pos, "cannot emit a kernel: " + e->message)}};
     const std::string& source = std::get<std::string>(kernel);
 
     BundleFiles files;
@@ -134,7 +133,7 @@ build_bundle(const OpDescription& op, const BundleOptions& options, const Defini
             std::ifstream in(sibling, std::ios::binary);
             std::stringstream buf;
             buf << in.rdbuf();
-            if (!in) return Errors{sibling.string() + ": error: cannot read the file"};
+            if (!in) return Failure{sibling.string(), {Diagnostic({}, "cannot read the file")}};
             files["workload.jsonl"] = buf.str();
         } else {
             files["workload.jsonl"] = workloads_jsonl(op.ir, definition_name);
@@ -148,7 +147,7 @@ build_bundle(const OpDescription& op, const BundleOptions& options, const Defini
     }
     nlohmann::json solution = make_solution(op, definition_name, options, source);
     auto violations = validate_solution(solution);
-    if (!violations.empty()) return render_violations("solution.json", violations);
+    if (!violations.empty()) return Failure{"solution.json", std::move(violations)};
     files["solution.json"] = solution.dump(2) + "\n";
     files["kernel.cu"] = source;
     return files;

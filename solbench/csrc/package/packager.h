@@ -38,7 +38,7 @@ nlohmann::json make_solution(const OpDescription& op, const std::string& definit
 
 // Every file of the bundle. With `def`, the bundle carries that definition
 // (and its sibling workload.jsonl when present) instead of generated ones.
-std::variant<BundleFiles, Errors> build_bundle(const OpDescription& op,
+Result<BundleFiles> build_bundle(const OpDescription& op,
                                                const BundleOptions& options, const Definition* def);
 
 // Writes `files` into `dir`: into a temporary directory beside it (no fsync: a

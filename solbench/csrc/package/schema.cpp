@@ -51,23 +51,23 @@ std::string pointer(const std::vector<std::string>& context) {
     return p;
 }
 
-std::vector<SchemaViolation> validate(const std::string& file, const nlohmann::json& doc) {
+std::vector<Diagnostic> validate(const std::string& file, const nlohmann::json& doc) {
     std::string error;
     auto schema = load_schema(file, error);
-    if (!schema) return {{"", error}};
+    if (!schema) return {json_error("", error)};
     valijson::Validator validator;
     valijson::ValidationResults results;
     valijson::adapters::NlohmannJsonAdapter target(doc);
     try {
         validator.validate(*schema, target, &results);
     } catch (const std::exception& e) {
-        return {{"", std::string("schema validation failed: ") + e.what()}};
+        return {json_error("", std::string("schema validation failed: ") + e.what())};
     }
-    std::vector<SchemaViolation> out;
+    std::vector<Diagnostic> out;
     std::set<std::pair<std::string, std::string>> seen;
     valijson::ValidationResults::Error e;
     while (results.popError(e)) {
-        SchemaViolation v{pointer(e.context), e.description};
+        Diagnostic v = json_error(pointer(e.context), e.description);
         if (seen.insert({v.pointer, v.message}).second) out.push_back(v);
     }
     return out;
@@ -75,8 +75,8 @@ std::vector<SchemaViolation> validate(const std::string& file, const nlohmann::j
 
 } // namespace
 
-std::vector<SchemaViolation> validate_solution(const nlohmann::json& solution) {
-    std::vector<SchemaViolation> out = validate("solution.schema.json", solution);
+std::vector<Diagnostic> validate_solution(const nlohmann::json& solution) {
+    std::vector<Diagnostic> out = validate("solution.schema.json", solution);
     if (!out.empty() || !solution.is_object()) return out;
     // Beyond the schema: unique source paths, and the entry point's file among them.
     std::set<std::string> paths;
@@ -84,28 +84,19 @@ std::vector<SchemaViolation> validate_solution(const nlohmann::json& solution) {
     for (size_t i = 0; i < sources.size(); ++i) {
         std::string path = sources[i]["path"].get<std::string>();
         if (!paths.insert(path).second)
-            out.push_back({"/sources/" + std::to_string(i) + "/path",
-                           "duplicate source path '" + path + "'"});
+            out.push_back(json_error("/sources/" + std::to_string(i) + "/path",
+                                     "duplicate source path '" + path + "'"));
     }
     std::string entry = solution["spec"]["entry_point"].get<std::string>();
     std::string file = entry.substr(0, entry.find("::"));
     if (!paths.count(file))
-        out.push_back({"/spec/entry_point",
-                       "the entry point's file '" + file + "' is not among the sources"});
+        out.push_back(json_error("/spec/entry_point",
+                                 "the entry point's file '" + file + "' is not among the sources"));
     return out;
 }
 
-std::vector<SchemaViolation> validate_definition_schema(const nlohmann::json& definition) {
+std::vector<Diagnostic> validate_definition_schema(const nlohmann::json& definition) {
     return validate("definition.schema.json", definition);
-}
-
-std::vector<std::string> render_violations(const std::string& file,
-                                           const std::vector<SchemaViolation>& violations) {
-    std::vector<std::string> lines;
-    for (const auto& v : violations)
-        lines.push_back(file + ":" + (v.pointer.empty() ? "/" : v.pointer) +
-                        ": error: " + v.message);
-    return lines;
 }
 
 } // namespace solbench::package

@@ -4,6 +4,8 @@
 // paths are unique).
 #pragma once
 
+#include "diag/diagnostic.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -11,16 +13,9 @@
 
 namespace solbench::package {
 
-struct SchemaViolation {
-    std::string pointer; // JSON pointer of the offending value, "" for the document
-    std::string message;
-};
-
-std::vector<SchemaViolation> validate_solution(const nlohmann::json& solution);
-std::vector<SchemaViolation> validate_definition_schema(const nlohmann::json& definition);
-
-// "file:/json/pointer: error: message" lines.
-std::vector<std::string> render_violations(const std::string& file,
-                                           const std::vector<SchemaViolation>& violations);
+// Each violation is a json_error(): the JSON pointer of the offending value
+// ("" for the whole document) and what is wrong with it.
+std::vector<Diagnostic> validate_solution(const nlohmann::json& solution);
+std::vector<Diagnostic> validate_definition_schema(const nlohmann::json& definition);
 
 } // namespace solbench::package

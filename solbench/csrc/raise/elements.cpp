@@ -16,7 +16,7 @@ std::string dim_ordinal(size_t j) {
 // The leading (row) indices of an element read must be the row loops'
 // counters, in order. Anything else reads another row.
 void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& index0,
-                               size_t n_row_dims, SourcePos pos, std::optional<Refusal>& taint) {
+                               size_t n_row_dims, SourcePos pos, std::optional<Diagnostic>& taint) {
     std::vector<int> rows = current_row_loops();
     const std::string& name = t.param->name;
     for (size_t j = 0; j < n_row_dims; ++j) {
@@ -35,9 +35,9 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
                        at->id == rows[rows.size() - n_row_dims + j];
         if (!own_row) {
             if (!taint)
-                taint = Refusal{file_, pos, Rule::CrossRow,
+                taint = refusal(pos, Rule::CrossRow,
                                 "this reads another row of '" + name +
-                                    "' (a fixed or shifted row), so rows are not independent"};
+                                    "' (a fixed or shifted row), so rows are not independent");
             continue;
         }
         unify_dim(t.dims[j], all_loops_[static_cast<size_t>(at->id)].extent, pos);
@@ -82,11 +82,11 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
         refuse(pos, Rule::Scan,
                "reads output '" + t.param->name +
                    "' while writing it: an element that depends on earlier ones (a scan)");
-    std::optional<Refusal> taint;
+    std::optional<Diagnostic> taint;
     size_t n_rows = t.dims.size() - 1;
     if (n_rows > current_row_loops().size())
-        taint = Refusal{file_, pos, Rule::CrossRow,
-                        "'" + t.param->name + "' is read outside the loop over its rows"};
+        taint = refusal(pos, Rule::CrossRow,
+                        "'" + t.param->name + "' is read outside the loop over its rows");
     check_row_indices(t, index0, std::min(n_rows, index0.size() - 1), pos, taint);
     int input = input_index_.at(t.param);
     const Poly& col = index0.back();
@@ -134,8 +134,8 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
         // One fixed element written outside every loop: say so only if nothing
         // more specific turns up.
         if (!deferred_)
-            deferred_ = Refusal{file_, s.pos, Rule::Unsupported,
-                                "a store of one fixed element outside the loops"};
+            deferred_ = refusal(s.pos, Rule::Unsupported,
+                                "a store of one fixed element outside the loops");
         return;
     }
     if (n_rows != rows.size())
@@ -149,7 +149,7 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
             refuse(s.pos, Rule::Unsupported,
                    "an output element must be stored at the loop counter's own column");
     }
-    std::optional<Refusal> taint;
+    std::optional<Diagnostic> taint;
     check_row_indices(t, full, n_rows, s.pos, taint);
     if (taint) throw Refused{*taint};
     Content c;

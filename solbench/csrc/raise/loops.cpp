@@ -126,9 +126,9 @@ void Raiser::run_loop(const LoopSpec& spec) {
         if (!a || a->kind != Atom::Axis) {
             // Reported at the end unless a read of another row explains it better.
             if (!deferred_)
-                deferred_ = Refusal{file_, spec.pos, Rule::Unsupported,
+                deferred_ = refusal(spec.pos, Rule::Unsupported,
                                     "a loop over rows must cover a whole axis (`from 1 to length "
-                                    "of x` or `from 0 to n - 1`)"};
+                                    "of x` or `from 0 to n - 1`)");
             int ax = new_axis();
             loop.extent = Poly::atom({Atom::Axis, ax});
             a = Atom{Atom::Axis, ax};
@@ -217,7 +217,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         if (loop.kind == LoopKind::Inner)
             refuse(loop.pos, Rule::Unsupported,
                    "a loop nested inside a loop over the columns of a row");
-        if (now->taint) throw Refused{Refusal{file_, pos, now->taint->rule, now->taint->message}};
+        if (now->taint) throw Refused{refusal(pos, *now->taint->rule, now->taint->message)};
         int64_t shift = loop.shift ? loop.shift->constant_term() : 0;
         auto full_dim = [&](const Poly& p) {
             Poly c = canon(p);

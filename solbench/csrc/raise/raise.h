@@ -17,7 +17,7 @@
 
 namespace solbench {
 
-using Raised = std::variant<ir::OpIR, Refusal>;
+using Raised = Result<ir::OpIR>; // the IR, or a Failure holding one refusal
 
 // `op` must be a function of `program` (which passed check()).
 Raised raise_op(const ast::Program& program, const ast::Function& op, const std::string& file);

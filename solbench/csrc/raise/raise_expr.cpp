@@ -13,7 +13,7 @@ namespace solbench::raise {
 
 namespace {
 
-std::optional<Refusal> first_taint(const NumVal& a, const NumVal& b) {
+std::optional<Diagnostic> first_taint(const NumVal& a, const NumVal& b) {
     return a.taint ? a.taint : b.taint;
 }
 
@@ -230,7 +230,7 @@ void Raiser::require_clean(const NumVal& v, SourcePos pos) {
         refuse(pos, Rule::Scan,
                "this reads a value that is still being accumulated along the row: each element "
                "depends on the one before (a scan)");
-    if (v.taint) throw Refused{Refusal{file_, pos, v.taint->rule, v.taint->message}};
+    if (v.taint) throw Refused{refusal(pos, *v.taint->rule, v.taint->message)};
 }
 
 Value Raiser::eval(const ast::Expr& e) {

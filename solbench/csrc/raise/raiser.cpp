@@ -90,7 +90,7 @@ Raiser::Raiser(const ast::Program& program, const ast::Function& op, std::string
     : program_(program), op_(op), file_(std::move(file)) {}
 
 void Raiser::refuse(SourcePos pos, Rule rule, const std::string& message) const {
-    throw Refused{Refusal{file_, pos, rule, message}};
+    throw Refused{refusal(pos, rule, message)};
 }
 
 ir::OpIR Raiser::run() {
@@ -436,7 +436,7 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
             return;
         }
         if (cond.taint)
-            throw Refused{Refusal{file_, br.pos, cond.taint->rule, cond.taint->message}};
+            throw Refused{refusal(br.pos, *cond.taint->rule, cond.taint->message)};
         auto saved_scopes = scopes_;
         auto saved_locals = locals_;
         auto saved_tensors = tensors_;
@@ -473,11 +473,11 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
                     if (!(ti->p == std::get<IntVal>(b.value).p))
                         b.value =
                             NumVal{ir::constant(0),
-                                   Refusal{file_, br.pos, Rule::DataDependentIndex,
+                                   refusal(br.pos, Rule::DataDependentIndex,
                                            "'" + name +
                                                "' is chosen by a data-dependent "
                                                "condition, so an index made from it depends on "
-                                               "the data"}};
+                                               "the data")};
                 }
             }
     };
@@ -587,10 +587,10 @@ Raised raise_op(const ast::Program& program, const ast::Function& op, const std:
         raise::Raiser r(program, op, file);
         return r.run();
     } catch (const raise::Refused& r) {
-        return r.refusal;
+        return Failure{file, {r.refusal}};
     } catch (const std::overflow_error&) {
-        return Refusal{file, op.pos, Rule::Unsupported,
-                       "the op's sizes or indices overflow 64-bit integers"};
+        return Failure{file, {refusal(op.pos, Rule::Unsupported,
+                                      "the op's sizes or indices overflow 64-bit integers")}};
     }
 }
 

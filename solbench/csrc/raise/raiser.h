@@ -18,7 +18,7 @@ namespace solbench::raise {
 
 // Thrown inside the raiser to stop at the first statement that breaks a rule.
 struct Refused {
-    Refusal refusal;
+    Diagnostic refusal; // with its rule
 };
 
 // Every name a block assigns with `Set`, at any depth, with the first place.
@@ -39,7 +39,7 @@ struct IntVal {
 // of a fixed row, fine on its own, refused once it feeds a row).
 struct NumVal {
     ir::Expr e;
-    std::optional<Refusal> taint;
+    std::optional<Diagnostic> taint;
 };
 
 // A (partial) view of a tensor parameter: `item r of x` with r fixed, and
@@ -177,7 +177,7 @@ class Raiser {
     LoopInfo* column_context();
     std::vector<Poly> decompose_flat(const TensorParam& t, const Poly& index0, SourcePos pos);
     void check_row_indices(const TensorParam& t, const std::vector<Poly>& index0, size_t n_row_dims,
-                           SourcePos pos, std::optional<Refusal>& taint);
+                           SourcePos pos, std::optional<Diagnostic>& taint);
     std::optional<ir::Dim> column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
                                          SourcePos pos);
     std::vector<int> current_row_loops() const;
@@ -203,7 +203,7 @@ class Raiser {
     std::map<std::string, ir::Expr> placeholders_; // carried variables of open column loops
     std::optional<Value> returned_;                // the op's `Return`
     // A problem that is only reported if nothing more specific is found later.
-    std::optional<Refusal> deferred_;
+    std::optional<Diagnostic> deferred_;
     std::vector<int> scalar_inputs_;               // tensors_ index -> IR input (Scalar params)
     std::map<const ast::Param*, int> input_index_; // param -> IR input index
 };
