@@ -39,7 +39,8 @@ nlohmann::json from_py(const py::object& o) {
 std::string errors_text(const Compiled& c) {
     std::ostringstream out;
     if (const auto* f = std::get_if<Failure>(&c.result))
-        for (const Diagnostic& d : f->diagnostics) out << render(*c.source, d);
+        for (const Diagnostic& d : f->diagnostics)
+            out << render(*c.source, d);
     return out.str();
 }
 
@@ -170,7 +171,8 @@ PYBIND11_MODULE(_core, m) {
         [](const std::vector<std::string>& argv) {
             std::vector<std::string> args = argv;
             std::vector<char*> cargs;
-            for (auto& a : args) cargs.push_back(a.data());
+            for (auto& a : args)
+                cargs.push_back(a.data());
             return cli::run(static_cast<int>(cargs.size()), cargs.data());
         },
         py::arg("argv"), "Run the solgen command line (argv[0] is the program name).");

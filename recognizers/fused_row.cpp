@@ -12,15 +12,16 @@ Recognition recognize_fused_row(const ir::OpIR& op) {
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         if (op.outputs[i].role == ir::Role::Rows) any_rows = true;
         if (ir_queries::has_reduce(op.values[i])) any_reduce = true;
-        if (op.outputs[i].role == ir::Role::PerRow && ir_queries::loads_outside_reduce(op.values[i]))
+        if (op.outputs[i].role == ir::Role::PerRow &&
+            ir_queries::loads_outside_reduce(op.values[i]))
             return refuse_op(op, i < op.value_pos.size() ? op.value_pos[i] : op.pos,
-                           Rule::Unsupported,
-                           "fused row: per-row output '" + op.outputs[i].name +
-                               "' reads elements outside a reduction");
+                             Rule::Unsupported,
+                             "fused row: per-row output '" + op.outputs[i].name +
+                                 "' reads elements outside a reduction");
     }
     if (!any_rows || !any_reduce)
         return refuse_op(op, op.pos, Rule::NoFamily,
-                       "fused row: needs row-shaped outputs and at least one row reduction");
+                         "fused row: needs row-shaped outputs and at least one row reduction");
     return OpDescription{Family::FusedRow, op, ir::reductions_in_order(op), false};
 }
 

@@ -12,10 +12,11 @@ Recognition recognize_gated_activation(const ir::OpIR& op) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
         if (op.outputs[i].role != ir::Role::Rows)
             return refuse_op(op, pos, Rule::NoFamily,
-                           "gated activation: '" + op.outputs[i].name + "' is not elementwise");
+                             "gated activation: '" + op.outputs[i].name + "' is not elementwise");
         if (ir_queries::has_reduce(op.values[i]))
             return refuse_op(op, pos, Rule::NoFamily,
-                           "gated activation: '" + op.outputs[i].name + "' needs a row reduction");
+                             "gated activation: '" + op.outputs[i].name +
+                                 "' needs a row reduction");
         if (ir_queries::any_node(op.values[i],
                                  [](const ir::Node& n) { return n.col_offset.has_value(); }))
             packed = true;

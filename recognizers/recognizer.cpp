@@ -7,9 +7,12 @@ namespace solbench {
 
 const char* to_string(Family f) {
     switch (f) {
-    case Family::FusedRow: return "fused_row";
-    case Family::GatedActivation: return "gated_activation";
-    case Family::Reduction: return "reduction";
+    case Family::FusedRow:
+        return "fused_row";
+    case Family::GatedActivation:
+        return "gated_activation";
+    case Family::Reduction:
+        return "reduction";
     }
     return "fused_row";
 }
@@ -28,9 +31,9 @@ std::optional<Failure> common_refusal(const ir::OpIR& op) {
                 return n.op == ir::Op::Load && n.fixed_column.has_value();
             }))
             return refuse_op(op, pos, Rule::Unsupported,
-                           "'" + op.outputs[i].name +
-                               "' uses one fixed element of a row (e.g. `item 1 of row`) outside "
-                               "a max or min it starts");
+                             "'" + op.outputs[i].name +
+                                 "' uses one fixed element of a row (e.g. `item 1 of row`) outside "
+                                 "a max or min it starts");
     }
     return std::nullopt;
 }

@@ -10,13 +10,14 @@ Recognition recognize_reduction(const ir::OpIR& op) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
         if (op.outputs[i].role != ir::Role::PerRow)
             return refuse_op(op, pos, Rule::NoFamily,
-                           "reduction: '" + op.outputs[i].name + "' keeps the row's last axis");
+                             "reduction: '" + op.outputs[i].name + "' keeps the row's last axis");
         if (!ir_queries::has_reduce(op.values[i]))
             return refuse_op(op, pos, Rule::NoFamily,
-                           "reduction: '" + op.outputs[i].name + "' reduces nothing");
+                             "reduction: '" + op.outputs[i].name + "' reduces nothing");
         if (ir_queries::loads_outside_reduce(op.values[i]))
             return refuse_op(op, pos, Rule::Unsupported,
-                           "reduction: '" + op.outputs[i].name + "' reads elements outside a reduction");
+                             "reduction: '" + op.outputs[i].name +
+                                 "' reads elements outside a reduction");
     }
     return OpDescription{Family::Reduction, op, ir::reductions_in_order(op), false};
 }

@@ -164,14 +164,12 @@ TEST(Definition, ValidationNamesFileAndPointer) {
     auto r =
         parse_definition("defs/x.json", replace(kRmsnormDefinition, "\"bfloat16\"", "\"bf16\""));
     ASSERT_TRUE(std::holds_alternative<Failure>(r));
-    EXPECT_NE(first(r).find("defs/x.json:/inputs/hidden_states/dtype: error:"),
-              std::string::npos)
+    EXPECT_NE(first(r).find("defs/x.json:/inputs/hidden_states/dtype: error:"), std::string::npos)
         << first(r);
     auto bad_axis =
         parse_definition("d.json", replace(kRmsnormDefinition, "[\"hidden_size\"]", "[\"width\"]"));
     ASSERT_TRUE(std::holds_alternative<Failure>(bad_axis));
-    EXPECT_NE(first(bad_axis).find("d.json:/inputs/weight/shape/0"),
-              std::string::npos);
+    EXPECT_NE(first(bad_axis).find("d.json:/inputs/weight/shape/0"), std::string::npos);
     auto bad_ref =
         parse_definition("d.json", replace(kRmsnormDefinition, "def run(hidden_states, weight)",
                                            "def run(weight, hidden_states)"));
@@ -232,8 +230,7 @@ TEST(Definition, ReadsTheFilesAsThePublishedOnesAreWritten) {
              {"{\"value\": \"4096\"}", "{\"value\": 4096.5}", "/axes/hidden_size"}}) {
         auto bad = parse_definition("d.json", replace(published, from, to));
         ASSERT_TRUE(std::holds_alternative<Failure>(bad)) << to;
-        EXPECT_NE(first(bad).find("d.json:" + pointer), std::string::npos)
-            << first(bad);
+        EXPECT_NE(first(bad).find("d.json:" + pointer), std::string::npos) << first(bad);
     }
 }
 

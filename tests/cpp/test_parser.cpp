@@ -703,8 +703,7 @@ TEST(ParserR2, PowerForms) {
 
 TEST(ParserR2, BetweenIsTwoComparisons) {
     EXPECT_EQ(expr_of("x is between 1 and x + 2"), "(and (<= 1 x) (<= x (+ x 2)))");
-    EXPECT_EQ(expr_of("x is between 1 and 2 or x > 5"),
-              "(or (and (<= 1 x) (<= x 2)) (> x 5))");
+    EXPECT_EQ(expr_of("x is between 1 and 2 or x > 5"), "(or (and (<= 1 x) (<= x 2)) (> x 5))");
     EXPECT_NE(expr_of("x is between 1").find("expected 'and' in 'is between"), std::string::npos);
 }
 

@@ -88,7 +88,8 @@ std::map<std::string, std::string> bundle_of(const std::string& file, const std:
     opts.out_dir = out.string();
     opts.source_file_name = fs::path(file).filename().string();
     std::ostringstream log, err;
-    if (solbench::generate(*d, opts, log, err) != solbench::cli::Exit::Ok) return {{"error", err.str()}};
+    if (solbench::generate(*d, opts, log, err) != solbench::cli::Exit::Ok)
+        return {{"error", err.str()}};
     return read_tree(out);
 }
 
@@ -121,8 +122,10 @@ TEST_P(Program, ReadAsTheManifestSays) {
     ASSERT_FALSE(f->refused()) << errors_of(c);
     ASSERT_EQ(f->diagnostics.size(), 1u) << errors_of(c);
     const solbench::Diagnostic& d = f->diagnostics.front();
-    if (k.line) EXPECT_EQ(d.pos.line, *k.line) << d.message;
-    else EXPECT_FALSE(d.pos.valid()) << d.message;
+    if (k.line)
+        EXPECT_EQ(d.pos.line, *k.line) << d.message;
+    else
+        EXPECT_FALSE(d.pos.valid()) << d.message;
     EXPECT_NE(d.message.find(k.message), std::string::npos) << d.message;
     if (!k.note.empty()) {
         ASSERT_EQ(d.notes.size(), 1u);

@@ -244,16 +244,15 @@ def test_cli_usage_and_bundle_errors(tmp_path: Path, scale_bundle: Path,
     assert cli_main([str(tmp_path)]) == Exit.REJECTED
     assert "solution.json: file not found" in capsys.readouterr().err
     (tmp_path / "solution.json").write_text("{\n  nope\n}")
-    assert cli_main([str(tmp_path), "--problem", str(scale_bundle)]) == 2
+    assert cli_main([str(tmp_path), "--problem", str(scale_bundle)]) == Exit.REJECTED
     assert "solution.json:2:3: invalid JSON" in capsys.readouterr().err
 
 
 def test_main_dispatch() -> None:
     from solbench.cli import main
 
-    assert main(["check", "/nonexistent/bundle"]) == 2  # a bundle error
-    pytest.importorskip("solbench._core", reason="the C++ extension is built by scripts/build")
-    assert main(["frobnicate"]) == 1  # not an op file and no --out: a usage error
+    assert main(["check", "/nonexistent/bundle"]) == Exit.REJECTED  # a bundle error
+    assert main(["frobnicate"]) == Exit.USAGE  # not an op file and no --out
 
 
 # --- end to end on the CPU (needs solbench.cuda_host) ---------------------------------------------

@@ -87,7 +87,8 @@ int cmd_explain(int argc, char** argv) {
     std::string path, op_name;
     bool json = false;
     app.add_option("op", path, "the .lg file")->required();
-    app.add_option("--op", op_name, "the `## To` block to explain (default: the last)");
+    app.add_option("--op", op_name,
+                   "the `## To` block to explain (default: the one no other block calls)");
     app.add_flag("--json", json, "print exactly one JSON object");
     if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
@@ -109,7 +110,8 @@ int cmd_run(int argc, char** argv) {
     app.add_option("op", path, "the .lg file")->required();
     app.add_option("--inputs", inputs_path, "a JSON object of inputs by parameter name")
         ->required();
-    app.add_option("--op", op_name, "the `## To` block to run (default: the last)");
+    app.add_option("--op", op_name,
+                   "the `## To` block to run (default: the one no other block calls)");
     if (auto rc = parse_args(app, argc, argv)) return *rc;
     auto c = load(path, op_name);
     if (!c) return kRejected;
@@ -191,7 +193,8 @@ int cmd_generate(int argc, char** argv) {
         });
     app.add_option("--author", opts.author, "solution author");
     app.add_option("--name", name, "solution name (default: <op>_solgen)");
-    app.add_option("--op", op_name, "the `## To` block to generate (default: the last)");
+    app.add_option("--op", op_name,
+                   "the `## To` block to generate (default: the one no other block calls)");
     app.add_flag("--return-style", return_style, "run() returns its outputs");
     app.add_flag("--force", opts.force, "replace an existing non-empty bundle directory");
     if (auto rc = parse_args(app, argc, argv)) return *rc;

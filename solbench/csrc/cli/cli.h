@@ -9,7 +9,8 @@
 namespace solbench::cli {
 
 // Runs solgen with a C-style argument vector; returns the process exit code,
-// one of cli/exit_codes.h's table (0 ok, 1 failed, 2 rejected, 64 usage, 69 unavailable, 70 internal).
+// one of cli/exit_codes.h's table (0 ok, 1 failed, 2 rejected, 64 usage, 69 unavailable, 70
+// internal).
 int run(int argc, char** argv);
 
 // The Python module whose main(argv) runs `command`, or nullopt when the

@@ -8,9 +8,10 @@
 namespace solbench::cli {
 
 enum class Exit : int {
-    Ok = 0,       // done: the bundle written, the op recognized, every workload PASSED
-    Failed = 1,   // a check ran and the bundle failed it (a workload, a compile problem)
-    Rejected = 2, // the input was rejected (errors, a refusal, a bad or unreadable file); nothing written
+    Ok = 0,     // done: the bundle written, the op recognized, every workload PASSED
+    Failed = 1, // a check ran and the bundle failed it (a workload, a compile problem)
+    Rejected =
+        2, // the input was rejected (errors, a refusal, a bad or unreadable file); nothing written
     Usage = 64,       // the command line is wrong (sysexits.h EX_USAGE)
     Unavailable = 69, // what the command needs is not here: a CUDA GPU, nvcc (EX_UNAVAILABLE)
     Internal = 70,    // solgen itself failed (sysexits.h EX_SOFTWARE): a bug to report
@@ -32,6 +33,8 @@ inline constexpr ExitCode kExitCodes[] = {
     {Exit::Internal, "internal", "solgen itself failed: a bug to report"},
 };
 
-constexpr int code(Exit e) { return static_cast<int>(e); }
+constexpr int code(Exit e) {
+    return static_cast<int>(e);
+}
 
 } // namespace solbench::cli

@@ -42,10 +42,10 @@ struct Diagnostic {
     Diagnostic() = default;
     Diagnostic(SourcePos at, std::string text) : pos(at), message(std::move(text)) {}
 
-    SourcePos pos;            // in a source file; invalid when not tied to a line
+    SourcePos pos; // in a source file; invalid when not tied to a line
     std::string message;
-    std::optional<Rule> rule; // set: a refusal, not an error
-    std::string pointer;      // in a JSON file: the JSON pointer of the value ("" = none)
+    std::optional<Rule> rule;       // set: a refusal, not an error
+    std::string pointer;            // in a JSON file: the JSON pointer of the value ("" = none)
     std::vector<std::string> notes; // said after it, one line each
 };
 

@@ -21,9 +21,9 @@ std::optional<std::string> op_choice_note(const ast::Program& p) {
         others += (others.empty() ? "`" : ", `") + n + "`";
     return "`" + p.op +
            "` was taken as the op, being the last `## To` block that no other "
-            "block calls; " +
-            others + (p.other_candidates.size() == 1 ? " is" : " are") +
-            " not called either: choose the op with --op NAME";
+           "block calls; " +
+           others + (p.other_candidates.size() == 1 ? " is" : " are") +
+           " not called either: choose the op with --op NAME";
 }
 
 Failure errors(const Compiled& c, std::vector<Diagnostic> ds) {

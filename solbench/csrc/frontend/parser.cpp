@@ -234,9 +234,14 @@ class Parser {
     void report_all(std::vector<Diagnostic>& ds);
 
     // file structure
+    struct BlockSpan {
+        size_t header, end;
+        std::string_view kind;
+    };
     struct ToBlock;
     size_t block_end(size_t header) const;
-    std::vector<ToBlock> scan_to_blocks() const;
+    std::vector<BlockSpan> block_spans() const;
+    std::vector<ToBlock> scan_to_blocks(const std::vector<BlockSpan>& spans) const;
     std::vector<bool> reached_from(const std::vector<ToBlock>& blocks, size_t op) const;
     std::optional<size_t> choose_op(const std::vector<ToBlock>& blocks);
     void parse_note(size_t begin, size_t end);
@@ -373,9 +378,10 @@ struct Parser::ToBlock {
     std::vector<std::string> calls; // every `NAME(` and `Call NAME` in the body
 };
 
-std::vector<Parser::ToBlock> Parser::scan_to_blocks() const {
-    std::vector<ToBlock> blocks;
-    std::vector<Diagnostic> ignored; // the real parse reports them, for blocks it reads
+// Every `##` block of the file: its header line, one past its last line, and
+// its kind (the header's first word). A `##` inside a fence opens nothing.
+std::vector<Parser::BlockSpan> Parser::block_spans() const {
+    std::vector<BlockSpan> spans;
     bool fenced = false;
     for (size_t i = 0; i < lines_.size();) {
         const lex::Line& l = lines_[i];
@@ -385,7 +391,17 @@ std::vector<Parser::ToBlock> Parser::scan_to_blocks() const {
             continue;
         }
         size_t end = block_end(i);
-        std::string_view kind = header_kind(l);
+        spans.push_back({i, end, header_kind(l)});
+        i = end;
+    }
+    return spans;
+}
+
+std::vector<Parser::ToBlock> Parser::scan_to_blocks(const std::vector<BlockSpan>& spans) const {
+    std::vector<ToBlock> blocks;
+    std::vector<Diagnostic> ignored; // the real parse reports them, for blocks it reads
+    for (const auto& [i, end, kind] : spans) {
+        const lex::Line& l = lines_[i];
         if (kind == "To" || kind == "to") {
             ToBlock b;
             b.header = i;
@@ -409,7 +425,6 @@ std::vector<Parser::ToBlock> Parser::scan_to_blocks() const {
             }
             blocks.push_back(std::move(b));
         }
-        i = end;
     }
     return blocks;
 }
@@ -478,7 +493,8 @@ std::optional<size_t> Parser::choose_op(const std::vector<ToBlock>& blocks) {
 
 ParseResult Parser::run() {
     lines_ = lex::split_lines(file_, errors_);
-    std::vector<ToBlock> blocks = scan_to_blocks();
+    std::vector<BlockSpan> spans = block_spans();
+    std::vector<ToBlock> blocks = scan_to_blocks(spans);
     std::optional<size_t> op = choose_op(blocks);
     std::vector<bool> reached =
         op ? reached_from(blocks, *op) : std::vector<bool>(blocks.size(), false);
@@ -489,19 +505,8 @@ ParseResult Parser::run() {
         else
             program_.skipped.push_back({blocks[k].name, blocks[k].pos, blocks[k].native});
     }
-    bool fenced = false;
-    for (size_t i = 0; i < lines_.size() && !stopped_;) {
-        const lex::Line& l = lines_[i];
-        if (is_fence(l)) fenced = !fenced;
-        if (fenced || !l.header) {
-            ++i;
-            continue;
-        }
-        size_t end = block_end(i);
-        std::string_view kind = header_kind(l);
-        if (kind == "Note" || kind == "note") parse_note(i + 1, end);
-        i = end;
-    }
+    for (const auto& [header, end, kind] : spans)
+        if (kind == "Note" || kind == "note") parse_note(header + 1, end);
     // Source order; the "too many errors" note, when there is one, stays last.
     auto sorted_end = stopped_ ? errors_.end() - 1 : errors_.end();
     std::stable_sort(errors_.begin(), sorted_end, [](const Diagnostic& a, const Diagnostic& b) {

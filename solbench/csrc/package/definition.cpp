@@ -123,7 +123,7 @@ std::optional<std::string> duplicate_key(const std::string& text) {
 // type: without "type", an axis with a value is const, one with an expression
 // is expr, and any other is var.
 AxisDef::Kind axis_kind(const nlohmann::ordered_json& a) {
-    std::string type = a.contains("type") ? a["type"].get<std::string>()
+    std::string type = a.contains("type")         ? a["type"].get<std::string>()
                        : a.contains("value")      ? "const"
                        : a.contains("expression") ? "expr"
                                                   : "var";
@@ -165,8 +165,7 @@ std::vector<TensorDef> tensors(const nlohmann::ordered_json& obj) {
 
 } // namespace
 
-Result<Definition> parse_definition(const std::string& path,
-                                                  const std::string& text) {
+Result<Definition> parse_definition(const std::string& path, const std::string& text) {
     Definition def;
     def.path = path;
     def.text = text;
@@ -191,7 +190,7 @@ Result<Definition> parse_definition(const std::string& path,
             auto value = non_negative_int(a["value"]);
             if (!value)
                 errors.push_back(json_error("/axes/" + name + "/value",
-                                     "not a size (an integer of at most 2^62)"));
+                                            "not a size (an integer of at most 2^62)"));
             ax.value = value.value_or(0);
         }
         if (ax.kind == AxisDef::Kind::Expr) ax.expression = a["expression"].get<std::string>();
@@ -209,8 +208,8 @@ Result<Definition> parse_definition(const std::string& path,
     }
     for (const auto& t : def.outputs)
         if (input_names.count(t.name))
-            errors.push_back(
-                json_error("/outputs/" + t.name, "'" + t.name + "' is both an input and an output"));
+            errors.push_back(json_error("/outputs/" + t.name,
+                                        "'" + t.name + "' is both an input and an output"));
     for (const auto* list : {&def.inputs, &def.outputs}) {
         const char* group = list == &def.inputs ? "/inputs/" : "/outputs/";
         for (const auto& t : *list) {
@@ -222,9 +221,8 @@ Result<Definition> parse_definition(const std::string& path,
                     if (!literal_size(entry))
                         errors.push_back(json_error(at, "'" + entry + "' is too large a size"));
                 } else if (!def.axis(entry)) {
-                    errors.push_back(json_error(at,
-                                         "'" + entry +
-                                             "' is neither a defined axis nor a literal size"));
+                    errors.push_back(json_error(
+                        at, "'" + entry + "' is neither a defined axis nor a literal size"));
                 }
             }
         }
@@ -242,9 +240,9 @@ Result<Definition> parse_definition(const std::string& path,
                 s += (i ? ", " : "") + v[i];
             return s;
         };
-        errors.push_back(json_error("/reference",
-                             "run(" + join(*params) + ") must take the inputs in order: run(" +
-                                 join(expected) + ")"));
+        errors.push_back(json_error("/reference", "run(" + join(*params) +
+                                                      ") must take the inputs in order: run(" +
+                                                      join(expected) + ")"));
     }
     if (!errors.empty()) return failure(path, std::move(errors));
     return def;
@@ -365,8 +363,7 @@ class Binder {
                            const std::vector<TensorDef>& defs, bool outputs) {
         std::vector<int> order;
         if (ops.size() != defs.size()) {
-            std::string msg = "the op has " + std::to_string(ops.size()) +
-                              " " + kind + "s (";
+            std::string msg = "the op has " + std::to_string(ops.size()) + " " + kind + "s (";
             for (size_t i = 0; i < ops.size(); ++i)
                 msg += (i ? ", " : "") + ops[i].name;
             msg += "), the definition has " + std::to_string(defs.size()) + " (";
@@ -386,8 +383,9 @@ class Binder {
                 continue;
             }
             errors_.push_back(Diagnostic({}, where(kind, d) + "the op has '" + ops[d].name + "' " +
-                              describe_op(ir_, ops[d]) + ", the definition has '" + defs[d].name +
-                              "' " + describe(defs[d])));
+                                                 describe_op(ir_, ops[d]) +
+                                                 ", the definition has '" + defs[d].name + "' " +
+                                                 describe(defs[d])));
         }
         return order;
     }
@@ -398,8 +396,8 @@ class Binder {
         bool dtype_ok = d.dtype == ir::benchmark_name(t.dtype);
         if (!rank_ok || !dtype_ok)
             errors_.push_back(Diagnostic({}, where(kind, i) + "the op has '" + t.name + "' " +
-                              describe_op(ir_, t) + ", the definition has '" + d.name + "' " +
-                              describe(d)));
+                                                 describe_op(ir_, t) + ", the definition has '" +
+                                                 d.name + "' " + describe(d)));
     }
 
     // Axis names and constants from the definition.
@@ -419,11 +417,11 @@ class Binder {
                     // A packed dimension: only a fixed size says anything about the axis.
                     if (fixed) {
                         if (*fixed % dim.scale != 0)
-                            errors_.push_back(Diagnostic({}, "'" + t.name + "' dim " +
-                                              std::to_string(k) + " is " +
-                                              std::to_string(dim.scale) + " * " +
-                                              ir_.axes[dim.axis].name + ", but '" + dname +
-                                              "' is " + std::to_string(*fixed)));
+                            errors_.push_back(
+                                Diagnostic({}, "'" + t.name + "' dim " + std::to_string(k) +
+                                                   " is " + std::to_string(dim.scale) + " * " +
+                                                   ir_.axes[dim.axis].name + ", but '" + dname +
+                                                   "' is " + std::to_string(*fixed)));
                         else
                             set_constant(bound, dim.axis, *fixed / dim.scale, at);
                     }
@@ -435,18 +433,18 @@ class Binder {
                 }
                 auto it = names.find(dim.axis);
                 if (it != names.end() && it->second != dname) {
-                    errors_.push_back(Diagnostic({}, "the op's axis '" +
-                                      ir_.axes[dim.axis].name + "' is '" + it->second +
-                                      "' in one tensor and '" + dname + "' in '" + d.name + "'"));
+                    errors_.push_back(Diagnostic(
+                        {}, "the op's axis '" + ir_.axes[dim.axis].name + "' is '" + it->second +
+                                "' in one tensor and '" + dname + "' in '" + d.name + "'"));
                     continue;
                 }
                 names[dim.axis] = dname;
                 if (ax && ax->kind == AxisDef::Kind::Const)
                     set_constant(bound, dim.axis, ax->value, at);
                 else if (ax && ir_.axes[dim.axis].value && ax->kind == AxisDef::Kind::Var)
-                    errors_.push_back(Diagnostic(
-                        {}, "axis '" + dname + "': the op fixes it at " +
-                        std::to_string(*ir_.axes[dim.axis].value) + ", the definition has it var"));
+                    errors_.push_back(Diagnostic({}, "axis '" + dname + "': the op fixes it at " +
+                                                         std::to_string(*ir_.axes[dim.axis].value) +
+                                                         ", the definition has it var"));
             }
         };
         for (size_t i = 0; i < bound.inputs.size(); ++i)
@@ -465,25 +463,28 @@ class Binder {
                 bound.equal_axes.emplace_back(it->second, axis);
             } else if (*bound.axes[axis].value != *bound.axes[it->second].value) {
                 errors_.push_back(Diagnostic({}, "'" + name + "' stands for the op's axes '" +
-                                  ir_.axes[it->second].name + "' and '" + ir_.axes[axis].name +
-                                  "', which the op fixes at different sizes"));
+                                                     ir_.axes[it->second].name + "' and '" +
+                                                     ir_.axes[axis].name +
+                                                     "', which the op fixes at different sizes"));
             }
         }
         std::set<std::string> taken;
         for (const auto& a : bound.axes)
             if (!taken.insert(a.name).second)
-                errors_.push_back(Diagnostic({}, "the op's axis '" + a.name +
-                                  "' and a definition axis have the same name; rename the op's"));
+                errors_.push_back(Diagnostic(
+                    {}, "the op's axis '" + a.name +
+                            "' and a definition axis have the same name; rename the op's"));
     }
 
     // Fixes the op's axis at the size the definition gives at JSON pointer `at`.
     void set_constant(ir::OpIR& bound, int axis, int64_t value, const std::string& at) {
         auto& a = bound.axes[axis];
         if (a.value && *a.value != value) {
-            errors_.push_back(json_error(at, "the definition's size here is " +
-                              std::to_string(value) + ", but the op's axis '" +
-                              ir_.axes[axis].name + "' is " + std::to_string(*a.value) +
-                              " (from the op or another tensor of the definition)"));
+            errors_.push_back(
+                json_error(at, "the definition's size here is " + std::to_string(value) +
+                                   ", but the op's axis '" + ir_.axes[axis].name + "' is " +
+                                   std::to_string(*a.value) +
+                                   " (from the op or another tensor of the definition)"));
             return;
         }
         a.value = value;

@@ -19,7 +19,7 @@ void print(std::ostream& err, const Failure& f) {
 } // namespace
 
 cli::Exit generate(const OpDescription& op, const GenerateOptions& opts, std::ostream& out,
-             std::ostream& err) {
+                   std::ostream& err) {
     // Usage: targets and arch.
     package::BundleOptions options;
     options.targets.clear();

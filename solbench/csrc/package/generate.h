@@ -27,6 +27,6 @@ struct GenerateOptions {
 // ..." lines to err, writes nothing, and returns Exit::Usage (bad options) or
 // Exit::Rejected (a definition that does not bind, a directory it cannot write).
 cli::Exit generate(const OpDescription& op, const GenerateOptions& opts, std::ostream& out,
-             std::ostream& err);
+                   std::ostream& err);
 
 } // namespace solbench

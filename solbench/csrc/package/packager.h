@@ -38,8 +38,8 @@ nlohmann::json make_solution(const OpDescription& op, const std::string& definit
 
 // Every file of the bundle. With `def`, the bundle carries that definition
 // (and its sibling workload.jsonl when present) instead of generated ones.
-Result<BundleFiles> build_bundle(const OpDescription& op,
-                                               const BundleOptions& options, const Definition* def);
+Result<BundleFiles> build_bundle(const OpDescription& op, const BundleOptions& options,
+                                 const Definition* def);
 
 // Writes `files` into `dir`: into a temporary directory beside it (no fsync: a
 // generator's output is atomic against interruption, not against power loss),

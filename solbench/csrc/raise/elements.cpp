@@ -134,8 +134,8 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
         // One fixed element written outside every loop: say so only if nothing
         // more specific turns up.
         if (!deferred_)
-            deferred_ = refusal(s.pos, Rule::Unsupported,
-                                "a store of one fixed element outside the loops");
+            deferred_ =
+                refusal(s.pos, Rule::Unsupported, "a store of one fixed element outside the loops");
         return;
     }
     if (n_rows != rows.size())

@@ -435,8 +435,7 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
             if (cond.e->value == 0) branch_from(i + 1);
             return;
         }
-        if (cond.taint)
-            throw Refused{refusal(br.pos, *cond.taint->rule, cond.taint->message)};
+        if (cond.taint) throw Refused{refusal(br.pos, *cond.taint->rule, cond.taint->message)};
         auto saved_scopes = scopes_;
         auto saved_locals = locals_;
         auto saved_tensors = tensors_;
@@ -589,8 +588,9 @@ Raised raise_op(const ast::Program& program, const ast::Function& op, const std:
     } catch (const raise::Refused& r) {
         return Failure{file, {r.refusal}};
     } catch (const std::overflow_error&) {
-        return Failure{file, {refusal(op.pos, Rule::Unsupported,
-                                      "the op's sizes or indices overflow 64-bit integers")}};
+        return Failure{file,
+                       {refusal(op.pos, Rule::Unsupported,
+                                "the op's sizes or indices overflow 64-bit integers")}};
     }
 }
 
