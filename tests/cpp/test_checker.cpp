@@ -157,11 +157,13 @@ TEST(Checker, ObviousTypeErrors) {
                "        Let y be 1.0.\n"
                "    Return x.\n",
                2, 8, "`If` needs a Bool condition");
+    // Set to an Int first, it is an Int (r2 promotes only an Int literal Set to a Real).
     expect_one("## To f (x: Real) -> Real:\n"
                "    Let mutable n be 0.\n"
+               "    Set n to n + 1.\n"
                "    Set n to x.\n"
                "    Return x.\n",
-               3, 14, "holds an Int");
+               4, 14, "holds an Int");
     expect_one("## To f (xs: Seq of Real) -> Seq of Real:\n"
                "    Let mutable out be a new Seq of Real.\n"
                "    Push xs to out.\n"
@@ -299,3 +301,20 @@ TEST(Checker, WholeCorpusChecksClean) {
 }
 
 } // namespace
+
+// logos-ops.md §6 (r2): `Let mutable s be 0.` then `Set s to s + v.` sums Reals.
+TEST(Checker, IntLiteralSetToARealIsAReal) {
+    const char* text = "## To f (xs: Seq of Real) -> Real:\n"
+                       "    Let mutable s be 0.\n"
+                       "    Let mutable k be -1.\n"
+                       "    Repeat for v in xs:\n"
+                       "        Set s to s + v.\n"
+                       "    Set k to 2.5.\n"
+                       "    Return s + k.\n";
+    SourceFile file("t.lg", text);
+    ParseResult r = parse(file);
+    ASSERT_TRUE(r.ok());
+    TypeFacts facts;
+    EXPECT_TRUE(check(r.program, &facts).empty());
+    EXPECT_EQ(facts.real_int_literals.size(), 2u);
+}

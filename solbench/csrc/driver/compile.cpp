@@ -43,11 +43,12 @@ void read_op(Compiled& c, const std::string& op_name) {
         c.result = errors(c, {Diagnostic{{}, "no `## To` block: the file defines no op"}});
         return;
     }
-    if (auto found = check(c.program); !found.empty()) {
+    TypeFacts facts;
+    if (auto found = check(c.program, &facts); !found.empty()) {
         c.result = errors(c, std::move(found));
         return;
     }
-    Raised raised = raise_op(c.program, *c.op, c.source->path());
+    Raised raised = raise_op(c.program, *c.op, c.source->path(), facts);
     if (auto* failure = std::get_if<Failure>(&raised)) {
         c.result = std::move(*failure);
         return;

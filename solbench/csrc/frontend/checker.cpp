@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace solbench {
 
@@ -38,7 +39,18 @@ struct VarInfo {
     bool is_mutable = false;
     bool writable = false; // may be written through by Set item / Push
     SourcePos pos;
+    // `Let mutable s be 0.`: an Int literal, which a later `Set s to <Real>`
+    // makes a Real (logos-ops.md §6, r2).
+    const ast::Let* int_literal = nullptr; // its Let, while it may still become a Real
 };
+
+// An integer literal, possibly negated: `0`, `-1`.
+bool is_int_literal(const ast::Expr& e) {
+    if (const auto* n = std::get_if<ast::NumberLit>(&e.node)) return n->is_int;
+    if (const auto* u = std::get_if<ast::Unary>(&e.node))
+        return u->op == ast::UnaryOp::Neg && u->operand && is_int_literal(*u->operand);
+    return false;
+}
 
 std::string where(SourcePos p) {
     return std::to_string(p.line) + ":" + std::to_string(p.col);
@@ -50,7 +62,7 @@ std::string quoted(const ast::Expr& e) {
 
 class Checker {
   public:
-    explicit Checker(const ast::Program& program) : program_(program) {}
+    Checker(const ast::Program& program, TypeFacts* facts) : program_(program), facts_(facts) {}
     std::vector<Diagnostic> run();
 
   private:
@@ -83,10 +95,14 @@ class Checker {
             if (auto found = it->find(name); found != it->end()) return &found->second;
         return nullptr;
     }
+    VarInfo* lookup_mutable(const std::string& name) {
+        return const_cast<VarInfo*>(std::as_const(*this).lookup(name));
+    }
     void declare(const std::string& name, VarInfo info, SourcePos pos);
     bool writable_value(const ast::Expr& e) const;
 
     const ast::Program& program_;
+    TypeFacts* facts_;
     std::vector<Diagnostic> diags_;
     std::map<std::string, const ast::Function*> functions_;
     const ast::Function* fn_ = nullptr;
@@ -287,12 +303,14 @@ void Checker::check_let(const ast::Let& s, SourcePos pos) {
     }
     if (value.kind == Kind::Nothing) type = {};
     bool writable = !s.value || writable_value(*s.value);
-    declare(s.name, {type, Binding::Let, s.is_mutable, writable, pos}, pos);
+    bool int_literal = s.is_mutable && !s.type && s.value && is_int_literal(*s.value);
+    declare(s.name, {type, Binding::Let, s.is_mutable, writable, pos, int_literal ? &s : nullptr},
+            pos);
 }
 
 void Checker::check_set_var(const ast::SetVar& s, SourcePos pos) {
     CType value = expr(s.value, pos);
-    const VarInfo* v = lookup(s.name);
+    VarInfo* v = lookup_mutable(s.name);
     if (!v) {
         error(pos, "unknown name `" + s.name + "`: `Set` needs a name bound by `Let mutable`");
         return;
@@ -321,6 +339,13 @@ void Checker::check_set_var(const ast::SetVar& s, SourcePos pos) {
         }
         break;
     }
+    if (v->int_literal && v->type.kind == Kind::Int && value.kind == Kind::Real) {
+        v->type = value; // the Int literal was a Real all along
+        if (facts_) facts_->real_int_literals.insert(v->int_literal);
+        v->int_literal = nullptr;
+        return;
+    }
+    if (value.kind == Kind::Int) v->int_literal = nullptr; // used as an Int: it stays one
     if (!check_types::fits(value, v->type))
         error(s.value->pos, "cannot Set `" + s.name + "`, which holds " +
                                 check_types::describe(v->type) + ", to " + quoted(*s.value) +
@@ -622,8 +647,8 @@ CType Checker::binary_type(const ast::Binary& n, SourcePos pos) {
 
 } // namespace
 
-std::vector<Diagnostic> check(const ast::Program& program) {
-    return Checker(program).run();
+std::vector<Diagnostic> check(const ast::Program& program, TypeFacts* facts) {
+    return Checker(program, facts).run();
 }
 
 } // namespace solbench

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "frontend/ast.h"
+#include "frontend/checker.h"
 #include "ir/op_ir.h"
 #include "recognizers/recognizer.h"
 
@@ -19,7 +20,8 @@ namespace solbench {
 
 using Raised = Result<ir::OpIR>; // the IR, or a Failure holding one refusal
 
-// `op` must be a function of `program` (which passed check()).
-Raised raise_op(const ast::Program& program, const ast::Function& op, const std::string& file);
+// `op` must be a function of `program` (which passed check(), giving `facts`).
+Raised raise_op(const ast::Program& program, const ast::Function& op, const std::string& file,
+                const TypeFacts& facts = {});
 
 } // namespace solbench

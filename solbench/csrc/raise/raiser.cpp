@@ -86,8 +86,9 @@ bool contains_loop(const ast::Block& block) {
     return false;
 }
 
-Raiser::Raiser(const ast::Program& program, const ast::Function& op, std::string file)
-    : program_(program), op_(op), file_(std::move(file)) {}
+Raiser::Raiser(const ast::Program& program, const ast::Function& op, std::string file,
+               const TypeFacts& facts)
+    : program_(program), facts_(facts), op_(op), file_(std::move(file)) {}
 
 void Raiser::refuse(SourcePos pos, Rule rule, const std::string& message) const {
     throw Refused{refusal(pos, rule, message)};
@@ -293,6 +294,9 @@ void Raiser::exec_let(const ast::Stmt& s, const ast::Let& let) {
         refuse(s.pos, Rule::NonTensorValue,
                "'" + let.name + "' is Text; solgen raises tensor ops only");
     if (let.type) v = round_to_declared(std::move(v), *let.type, s.pos);
+    if (facts_.real_int_literals.count(&let))
+        if (auto* i = std::get_if<IntVal>(&v); i && i->p.constant_value())
+            v = NumVal{ir::constant(static_cast<double>(*i->p.constant_value())), std::nullopt};
     if (auto* seq = std::get_if<SeqVal>(&v))
         locals_[static_cast<size_t>(seq->local)].depth = loop_stack_.size();
     declare(let.name, std::move(v), let.is_mutable);
@@ -581,9 +585,10 @@ std::vector<int> Raiser::current_row_loops() const {
 
 namespace solbench {
 
-Raised raise_op(const ast::Program& program, const ast::Function& op, const std::string& file) {
+Raised raise_op(const ast::Program& program, const ast::Function& op, const std::string& file,
+                const TypeFacts& facts) {
     try {
-        raise::Raiser r(program, op, file);
+        raise::Raiser r(program, op, file, facts);
         return r.run();
     } catch (const raise::Refused& r) {
         return Failure{file, {r.refusal}};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "frontend/ast.h"
+#include "frontend/checker.h"
 #include "ir/op_ir.h"
 #include "raise/poly.h"
 #include "recognizers/recognizer.h"
@@ -108,7 +109,8 @@ struct Binding {
 
 class Raiser {
   public:
-    Raiser(const ast::Program& program, const ast::Function& op, std::string file);
+    Raiser(const ast::Program& program, const ast::Function& op, std::string file,
+           const TypeFacts& facts);
     ir::OpIR run(); // throws Refused
 
   private:
@@ -189,6 +191,7 @@ class Raiser {
     [[noreturn]] void refuse(SourcePos pos, Rule rule, const std::string& message) const;
 
     const ast::Program& program_;
+    const TypeFacts& facts_;
     const ast::Function& op_;
     std::string file_;
 
