@@ -1,0 +1,46 @@
+"""Ops written as whole LOGOS programs (tests/programs/, issue 13) and the r2
+forms in them become kernels that compute the op: each bundle passes
+`solgen check --device cpu` against its generated reference on its two
+smallest workloads (the same kernel.cu text a GPU runs, on solbench's CPU
+execution layer). The reference is torch code printed from the op IR, so a
+slice read at the wrong offset, or a builtin spelt differently in the kernel
+and in torch, fails here."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solbench.exit_codes import Exit
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = ROOT / "tests" / "programs"
+
+
+def solgen(*args: str) -> subprocess.CompletedProcess:
+    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("program,op", [
+    ("swiglu_program.lg", None),       # slices, a mutable output, `the length of`
+    ("forms_program.lg", None),        # **, to the power of, is between, floor, ceil, round
+    ("softmax_show_last.lg", "softmax"),  # --op, with the printing helper last
+])
+def test_program_op_passes_the_cpu_check(program: str, op: str | None, tmp_path: Path) -> None:
+    bundle = tmp_path / "b"
+    args = [str(PROGRAMS / program), "--out", str(bundle)] + (["--op", op] if op else [])
+    g = solgen(*args)
+    assert g.returncode == Exit.OK, g.stderr
+    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
+                        "--workloads", "2", "--no-timing", "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
+    summary = json.loads(p.stdout)
+    assert [w["status"] for w in summary["workloads"]] == ["PASSED", "PASSED"]
