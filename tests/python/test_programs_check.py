@@ -20,7 +20,7 @@ import pytest
 from solbench.exit_codes import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAMS = ROOT / "tests" / "programs"
+TESTS = ROOT / "tests"
 
 
 def solgen(*args: str) -> subprocess.CompletedProcess:
@@ -29,13 +29,15 @@ def solgen(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("program,op", [
-    ("swiglu_program.lg", None),       # slices, a mutable output, `the length of`
-    ("forms_program.lg", None),        # **, to the power of, is between, floor, ceil, round
-    ("softmax_show_last.lg", "softmax"),  # --op, with the printing helper last
+    ("programs/swiglu_program.lg", None),       # slices, a mutable output, `the length of`
+    ("programs/forms_program.lg", None),        # **, to the power of, is between, floor, round
+    ("programs/softmax_show_last.lg", "softmax"),  # --op, with the printing helper last
+    ("ops/accept/sum_two_terms.lg", None),      # s + a + b, raised by algebra (issue 12)
+    ("ops/accept/signed_sum_if_otherwise.lg", None),  # a sum of a select
 ])
 def test_program_op_passes_the_cpu_check(program: str, op: str | None, tmp_path: Path) -> None:
     bundle = tmp_path / "b"
-    args = [str(PROGRAMS / program), "--out", str(bundle)] + (["--op", op] if op else [])
+    args = [str(TESTS / program), "--out", str(bundle)] + (["--op", op] if op else [])
     g = solgen(*args)
     assert g.returncode == Exit.OK, g.stderr
     p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",

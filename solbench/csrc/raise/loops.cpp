@@ -55,6 +55,35 @@ struct Match {
     bool negated = false; // s = s - t
 };
 
+// The increment d of an update `e` = ph + d of a carried sum, read by algebra
+// rather than from the top node: ph occurs once, with coefficient +1, under
+// any sums, differences and selects (`s + a + b`, `a + s - b`, `If c: Set s
+// to s + v.` as select(c, ph + v, ph)). None when e is not such an update.
+// A null Expr stands for a zero increment (e is ph itself).
+std::optional<ir::Expr> increment(const ir::Expr& e, const ir::Expr& ph) {
+    using ir::Op;
+    if (same_node(e, ph)) return ir::Expr{};
+    auto zero_or = [](const ir::Expr& d) { return d ? d : ir::constant(0.0); };
+    const auto& a = e->args;
+    if (e->op == Op::Add || e->op == Op::Sub) {
+        bool in0 = contains(a[0], ph.get()), in1 = contains(a[1], ph.get());
+        if (in0 == in1) return std::nullopt;              // none (not an update) or twice
+        if (in1 && e->op == Op::Sub) return std::nullopt; // coefficient -1
+        auto d = increment(in0 ? a[0] : a[1], ph);
+        if (!d) return std::nullopt;
+        const ir::Expr& rest = in0 ? a[1] : a[0];
+        if (!*d) return e->op == Op::Add ? rest : ir::unary(Op::Neg, rest);
+        return ir::binary(e->op, *d, rest);
+    }
+    if (e->op == Op::Select && !contains(a[0], ph.get())) {
+        auto t = increment(a[1], ph), f = increment(a[2], ph);
+        if (!t || !f) return std::nullopt;
+        if (!*t && !*f) return ir::Expr{};
+        return ir::select(a[0], zero_or(*t), zero_or(*f));
+    }
+    return std::nullopt;
+}
+
 // Recognizes the update `v1` of a carried variable whose old value is `ph`.
 std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
     using ir::Op;
@@ -85,9 +114,13 @@ std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
                              false};
             return std::nullopt;
         };
-        if (same_node(r, ph) && !same_node(l, ph)) return pick(l, gt); // t > m
-        if (same_node(l, ph) && !same_node(r, ph)) return pick(r, lt); // m < t
+        if (same_node(r, ph) && !same_node(l, ph))
+            if (auto m = pick(l, gt)) return m; // t > m
+        if (same_node(l, ph) && !same_node(r, ph))
+            if (auto m = pick(r, lt)) return m; // m < t
     }
+    // Any other sum: the increment, found by algebra.
+    if (auto d = increment(v1, ph); d && *d) return Match{ir::ReduceKind::Sum, *d, false};
     return std::nullopt;
 }
 
