@@ -171,7 +171,7 @@ Result<Definition> parse_definition(const std::string& path, const std::string& 
     def.text = text;
     try {
         def.json = nlohmann::ordered_json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) { // a syntax error, or a number out of range
         return failure(path, {json_error("", std::string("not valid JSON: ") + e.what())});
     }
     if (auto key = duplicate_key(text))
