@@ -71,6 +71,14 @@ TEST_P(Accept, RecognizedAsManifestSays) {
             EXPECT_NE(std::find(names.begin(), names.end(), want.get<std::string>()), names.end())
                 << "axis " << want << " missing in " << j["axes"].dump();
     }
+    // Broadcast inputs: the row axes each follows (r2 §7).
+    if (c.expect.contains("follows"))
+        for (auto& [name, want] : c.expect["follows"].items()) {
+            nlohmann::json got;
+            for (auto& t : j["inputs"])
+                if (t["name"] == name) got = t["follows"];
+            EXPECT_EQ(got, want) << "the row axes '" << name << "' follows";
+        }
     std::map<std::string, nlohmann::json> consts;
     for (auto& a : j["axes"])
         if (!a["const"].is_null()) consts[a["name"]] = a["const"];

@@ -29,7 +29,9 @@ def test_explain_json_recognized() -> None:
     assert j["op"] == "rmsnorm" and j["family"] == "fused_row"
     assert [i["name"] for i in j["inputs"]] == ["hidden_states", "weight"]
     assert j["outputs"] == [{"name": "output", "rank": 2, "dtype": "bfloat16",
-                             "shape": ["batch_size", "hidden_size"]}]
+                             "shape": ["batch_size", "hidden_size"], "role": "rows",
+                             "follows": ["batch_size"]}]
+    assert j["inputs"][1]["role"] == "column" and j["inputs"][1]["follows"] == []
     assert {"name": "hidden_size", "const": None} in j["axes"]
     assert p.stdout.count("\n") == 1  # exactly one JSON object
 

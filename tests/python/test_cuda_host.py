@@ -173,6 +173,39 @@ def test_widening_conversions_are_bit_exact_for_all_16_bit_patterns(probes):
     assert bool(hf_out[~finite].isnan().all())
 
 
+def test_fp8_conversions_are_bit_exact_with_torch_in_range(probes, no_hang):
+    """logos-ops.md §6 (r2): nearest-even as torch's .to() in range; past it, E4M3
+    saturates at +-448 (CUDA's __NV_SATFINITE; torch gives NaN) and E5M2 goes to
+    +-inf. Every one of the 256 byte patterns widens exactly as torch widens it."""
+    x = special_floats()
+    x = torch.cat([x, torch.tensor([448.0, 464.0, 464.1, 480.0, -1000.0, 57344.0, 61439.0,
+                                    61440.0, -1e6, 2.0**-9, 2.0**-10, 3 * 2.0**-11, 2.0**-16,
+                                    2.0**-17, 3 * 2.0**-18, float("nan")])])
+    n = x.numel()
+    e4m3 = ch.guarded_empty((n,), torch.uint8)
+    e5m2 = ch.guarded_empty((n,), torch.uint8)
+    widened = ch.guarded_empty((512,), torch.float32)
+    probes.fp8(ch.guarded_copy(x), e4m3, e5m2, widened)
+    in4 = x.abs() <= 448.0
+    assert torch.equal(e4m3[in4], x[in4].to(torch.float8_e4m3fn).view(torch.uint8))
+    over4 = (x.abs() > 448.0) & ~x.isnan()
+    assert bool(over4.any())
+    assert torch.equal(e4m3[over4], torch.where(x[over4] > 0, 0x7E, 0xFE).to(torch.uint8))
+    in5 = x.abs() < 57344.0 + 4096.0
+    assert torch.equal(e5m2[in5], x[in5].to(torch.float8_e5m2).view(torch.uint8))
+    over5 = (x.abs() >= 61440.0) & ~x.isnan()
+    assert bool(over5.any())
+    assert torch.equal(e5m2[over5], torch.where(x[over5] > 0, 0x7C, 0xFC).to(torch.uint8))
+    assert e4m3[x.isnan()].tolist() == [0x7F]  # CUDA's NaN (sign kept)
+    bytes_ = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+    for k, dtype in enumerate((torch.float8_e4m3fn, torch.float8_e5m2)):
+        want = bytes_.view(dtype).float()
+        got = widened[256 * k:256 * (k + 1)]
+        finite = ~want.isnan()
+        assert torch.equal(got[finite].view(torch.int32), want[finite].view(torch.int32))
+        assert bool(got[~finite].isnan().all())
+
+
 def test_warp_collectives(probes, no_hang):
     torch.manual_seed(5)
     x = torch.randint(-5, 6, (128,)).float()

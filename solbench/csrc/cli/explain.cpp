@@ -20,6 +20,13 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
         shape.push_back(d.scale == 1 ? axis : std::to_string(d.scale) + "*" + axis);
     }
     j["shape"] = shape;
+    static const char* roles[] = {"rows", "column", "per_row", "scalar"};
+    j["role"] = roles[static_cast<int>(t.role)];
+    // The row axes it follows (all of them unless it is broadcast over some).
+    nlohmann::json follows = nlohmann::json::array();
+    for (int p : ir::followed_rows(op, t))
+        follows.push_back(op.axes[static_cast<size_t>(op.row_axes[static_cast<size_t>(p)])].name);
+    j["follows"] = follows;
     return j;
 }
 

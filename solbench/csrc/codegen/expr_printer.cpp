@@ -202,9 +202,18 @@ std::string ExprPrinter::print_node(const Node& n) {
             return "__bfloat162float(__float2bfloat16_rn(" + strip_parens(arg(0)) + "))";
         case ir::DType::Float16:
             return "__half2float(__float2half_rn(" + strip_parens(arg(0)) + "))";
+        case ir::DType::Int8:
+        case ir::DType::Int16:
+        case ir::DType::UInt8:
         case ir::DType::Int32:
         case ir::DType::Int64:
             return "static_cast<float>(static_cast<int64_t>(" + strip_parens(arg(0)) + "))";
+        case ir::DType::Float8E4M3:
+            return "__half2float(__half(__nv_cvt_fp8_to_halfraw(__nv_cvt_float_to_fp8(" +
+                   strip_parens(arg(0)) + ", __NV_SATFINITE, __NV_E4M3), __NV_E4M3)))";
+        case ir::DType::Float8E5M2:
+            return "__half2float(__half(__nv_cvt_fp8_to_halfraw(__nv_cvt_float_to_fp8(" +
+                   strip_parens(arg(0)) + ", __NV_NOSAT, __NV_E5M2), __NV_E5M2)))";
         case ir::DType::Bool:
             return flag(arg(0) + " != 0.0f");
         case ir::DType::Float32:

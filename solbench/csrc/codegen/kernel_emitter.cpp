@@ -28,6 +28,14 @@ std::optional<std::string> cuda_type(DType t) {
         return "__nv_bfloat16";
     case DType::Float16:
         return "__half";
+    case DType::Int8:
+        return "int8_t";
+    case DType::Int16:
+        return "int16_t";
+    case DType::Float8E4M3:
+        return "__nv_fp8_e4m3";
+    case DType::Float8E5M2:
+        return "__nv_fp8_e5m2";
     default:
         return std::nullopt;
     }
@@ -48,13 +56,51 @@ const char* scalar_type_enum(DType t) {
         return "at::ScalarType::BFloat16";
     case DType::Float16:
         return "at::ScalarType::Half";
+    case DType::Int8:
+        return "at::ScalarType::Char";
+    case DType::Int16:
+        return "at::ScalarType::Short";
+    case DType::Float8E4M3:
+        return "at::ScalarType::Float8_e4m3fn";
+    case DType::Float8E5M2:
+        return "at::ScalarType::Float8_e5m2";
     default:
         return "at::ScalarType::Float";
     }
 }
 
 int element_size(DType t) {
-    return t == DType::Float32 ? 4 : 2;
+    switch (t) {
+    case DType::Float32:
+        return 4;
+    case DType::Int8:
+    case DType::Float8E4M3:
+    case DType::Float8E5M2:
+        return 1;
+    default:
+        return 2;
+    }
+}
+
+// The kernel header's name for a tensor dtype: its to_float / from_float
+// overloads are emitted only for the dtypes the kernel reads or writes.
+const char* header_dtype(DType t) {
+    switch (t) {
+    case DType::BFloat16:
+        return "bfloat16";
+    case DType::Float16:
+        return "half";
+    case DType::Int8:
+        return "int8";
+    case DType::Int16:
+        return "int16";
+    case DType::Float8E4M3:
+        return "fp8_e4m3";
+    case DType::Float8E5M2:
+        return "fp8_e5m2";
+    default:
+        return "float";
+    }
 }
 
 bool reserved(const std::string& s) {
@@ -305,6 +351,7 @@ class Emitter {
         return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
     }
     Dim row_dim() const { return Dim{ir_.column_axis, 1}; }
+    std::string row_start(const Tensor& t);
 
     // --- pieces ----------------------------------------------------------
     std::optional<EmitError> check_supported();
@@ -350,7 +397,8 @@ std::optional<EmitError> Emitter::check_supported() {
             if (!cuda_type(t.dtype))
                 return EmitError{"tensor '" + t.name + "' has dtype " +
                                  ir::benchmark_name(t.dtype) +
-                                 "; kernels support float32, bfloat16 and float16 tensors"};
+                                 "; kernels support float32, bfloat16, float16, int8, int16 "
+                                 "and FP8 (e4m3fn, e5m2) tensors"};
         }
     std::function<bool(const ir::Expr&)> fixed = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && e->fixed_column) return true;
@@ -396,7 +444,8 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
     ExprNames n;
     n.load = [this, loads, element](int input, const std::optional<Dim>& offset) -> std::string {
         const Tensor& t = ir_.inputs[input];
-        if (t.role == Role::PerRow) return "to_float(" + input_name(input) + "[row])";
+        if (t.role == Role::PerRow)
+            return "to_float(" + input_name(input) + "[" + row_start(t) + "])";
         if (!element || !loads) {
             errors_.push_back("a column of '" + t.name + "' is read outside a column loop");
             return "0.0f";
@@ -438,14 +487,36 @@ std::vector<std::string> Emitter::row_pointer_lines() {
     auto add = [&](const Tensor& t, const std::string& name, bool is_input) {
         if (t.role != Role::Rows) return;
         std::string type = *cuda_type(t.dtype);
-        lines.push_back((is_input ? "const " : "") + type + "* " + name + "_row = " + name +
-                        " + row * " + (flat_ ? "cols" : kernel_dim(t.shape.back())) + ";");
+        lines.push_back((is_input ? "const " : "") + type + "* " + name + "_row = " + name + " + " +
+                        row_start(t) + ";");
     };
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
         add(ir_.inputs[i], input_name(static_cast<int>(i)), true);
     for (size_t i = 0; i < ir_.outputs.size(); ++i)
         add(ir_.outputs[i], output_name(static_cast<int>(i)), false);
     return lines;
+}
+
+// Where the current row starts in tensor t, in elements. A broadcast tensor
+// starts at the offset of the row coordinates it follows: the coordinate
+// along row axis p is (row / sizes of the later row axes) % size of p.
+std::string Emitter::row_start(const Tensor& t) {
+    std::string at = "row";
+    if (ir::is_broadcast(t)) {
+        at.clear();
+        for (int p : t.row_subset) {
+            std::vector<std::string> later;
+            for (size_t q = static_cast<size_t>(p) + 1; q < ir_.row_axes.size(); ++q)
+                later.push_back(kernel_axis(ir_.row_axes[q]));
+            std::string size = kernel_axis(ir_.row_axes[static_cast<size_t>(p)]);
+            std::string coord = later.empty() ? "row" : "row / (" + join(later, " * ") + ")";
+            if (p > 0) coord = "(" + coord + ") % " + size;
+            at = at.empty() ? coord : "(" + at + ") * " + size + " + " + coord;
+        }
+        at = "(" + at + ")";
+    }
+    if (t.role != Role::Rows) return at;
+    return at + " * " + (flat_ ? "cols" : kernel_dim(t.shape.back()));
 }
 
 // The fused_row / reduction context: one pass per reduction, then the outputs.
@@ -730,7 +801,7 @@ json Emitter::gated_context() {
                 std::string vec_arg, tail_arg;
                 std::string name = input_name(input);
                 if (t.role == Role::PerRow) {
-                    vec_arg = tail_arg = "to_float(" + name + "[row])";
+                    vec_arg = tail_arg = "to_float(" + name + "[" + row_start(t) + "])";
                 } else {
                     loads.insert({input, offset});
                     vec_arg = var + "[j]";
@@ -1043,19 +1114,30 @@ std::variant<std::string, EmitError> Emitter::run() {
     std::vector<std::string> params = kernel_params(true);
 
     // Only the helpers this kernel uses: unused ones would be warned about.
+    bool fp8 = false;
     auto dtype_flags = [&](const char* prefix, const std::vector<Tensor>& list) {
-        for (const char* t : {"float", "bfloat16", "half"})
+        for (const char* t : {"float", "bfloat16", "half", "int8", "int16", "fp8_e4m3", "fp8_e5m2"})
             ctx[std::string(prefix) + t] = false;
         for (const Tensor& t : list) {
             if (t.role == Role::Scalar) continue;
-            const char* n = t.dtype == DType::Float32    ? "float"
-                            : t.dtype == DType::BFloat16 ? "bfloat16"
-                                                         : "half";
-            ctx[std::string(prefix) + n] = true;
+            ctx[std::string(prefix) + header_dtype(t.dtype)] = true;
+            fp8 = fp8 || t.dtype == DType::Float8E4M3 || t.dtype == DType::Float8E5M2;
         }
     };
     dtype_flags("reads_", ir_.inputs);
     dtype_flags("writes_", ir_.outputs);
+    ctx["reads_fp8"] = ctx["reads_fp8_e4m3"].get<bool>() || ctx["reads_fp8_e5m2"].get<bool>();
+    // cuda_fp8.h for FP8 tensors and for casts to FP8 inside an expression.
+    // The int8/FP8 sections of kernel_header.mustache open and close inline:
+    // kainjow keeps a false section's own tag lines as blank lines, and the
+    // other kernels' text must stay byte-identical.
+    std::function<bool(const ir::Expr&)> casts_fp8 = [&](const ir::Expr& e) {
+        if (e->op == ir::Op::Cast &&
+            (e->dtype == DType::Float8E4M3 || e->dtype == DType::Float8E5M2))
+            return true;
+        return std::any_of(e->args.begin(), e->args.end(), casts_fp8);
+    };
+    ctx["uses_fp8"] = fp8 || std::any_of(ir_.values.begin(), ir_.values.end(), casts_fp8);
     ctx["uses_sum"] = combines_.count("SumOp") > 0;
     ctx["uses_max"] = combines_.count("MaxOp") > 0;
     ctx["uses_min"] = combines_.count("MinOp") > 0;

@@ -14,7 +14,6 @@
 
 namespace solbench::codegen {
 
-
 struct KernelOptions {
     bool destination_passing = true; // run(inputs..., outputs...) vs returning the outputs
     std::string source_file;         // the .lg file's name (no directories)

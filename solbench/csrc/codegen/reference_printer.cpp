@@ -44,8 +44,25 @@ const char* torch_dtype(ir::DType t) {
         return "torch.bool";
     case ir::DType::Float32:
         return "torch.float32";
+    case ir::DType::Int8:
+        return "torch.int8";
+    case ir::DType::Int16:
+        return "torch.int16";
+    case ir::DType::UInt8:
+        return "torch.uint8";
+    case ir::DType::Float8E4M3:
+        return "torch.float8_e4m3fn";
+    case ir::DType::Float8E5M2:
+        return "torch.float8_e5m2";
     }
     return "torch.float32";
+}
+
+// `.to(dtype)`, saturating first for FP8 E4M3 (logos-ops.md §6: torch's own
+// conversion gives NaN past its range, the op's saturates at +-448).
+std::string to_dtype(ir::DType t) {
+    std::string to = std::string(".to(") + torch_dtype(t) + ")";
+    return t == ir::DType::Float8E4M3 ? ".clamp(-448.0, 448.0)" + to : to;
 }
 
 bool has_tensor(const Node& n) {
@@ -85,12 +102,15 @@ class ReferencePrinter {
             std::string v = print(op_.values[i], extent);
             std::string shaped = v;
             if (t.role == Role::PerRow) {
-                shaped = has_tensor(*op_.values[i]) ? v + ".squeeze(-1)" : v;
+                bool kept = static_cast<size_t>(t.rank()) > op_.row_axes.size();
+                shaped = !has_tensor(*op_.values[i]) ? v
+                         : kept ? as_operand(v) + ".reshape(" + shape_of(t) + ")"
+                                : v + ".squeeze(-1)";
             } else if (!column_dependent(*op_.values[i])) {
                 shaped = "torch.as_tensor(" + v + ").expand(" + shape_of(t) + ")";
             }
             std::string name = t.name;
-            body(name + " = " + as_operand(shaped) + ".to(" + torch_dtype(t.dtype) + ")");
+            body(name + " = " + as_operand(shaped) + to_dtype(t.dtype));
             results.push_back(name);
         }
         std::string ret = results.size() == 1 ? results[0] : "";
@@ -169,10 +189,31 @@ class ReferencePrinter {
         return false;
     }
 
+    // A broadcast tensor, or one with kept axes of 1, viewed with the
+    // outputs' rank: its own sizes on the axes it follows, 1 elsewhere.
+    std::string broadcast_view(const ir::Tensor& t) const {
+        std::vector<int> follows = ir::followed_rows(op_, t);
+        size_t own = follows.size() + (t.role == Role::PerRow ? 0 : 1);
+        if (!ir::is_broadcast(t) && static_cast<size_t>(t.rank()) == own) return "";
+        std::vector<std::string> sizes(op_.row_axes.size(), "1");
+        for (int p : follows)
+            sizes[static_cast<size_t>(p)] = op_.axes[op_.row_axes[static_cast<size_t>(p)]].name;
+        sizes.push_back(t.role == Role::PerRow ? "1" : dim(t.shape.back()));
+        std::string out;
+        for (size_t i = 0; i < sizes.size(); ++i)
+            out += (i ? ", " : "") + sizes[i];
+        return ".reshape(" + out + ")";
+    }
+
     std::string load(const Node& n, const std::optional<Dim>& extent) {
         const auto& t = op_.inputs[n.index];
         std::string v = t.name + "_f";
-        if (t.role == Role::PerRow) return v + ".unsqueeze(-1)";
+        if (std::string view = broadcast_view(t); !view.empty()) {
+            v += view;
+            if (t.role == Role::PerRow) return v;
+        } else if (t.role == Role::PerRow) {
+            return v + ".unsqueeze(-1)";
+        }
         Dim last = t.shape.back();
         bool whole = !n.col_offset && extent && *extent == last;
         if (whole) return v;
@@ -279,10 +320,9 @@ class ReferencePrinter {
         case Op::Cast:
             if (n.dtype == ir::DType::Float32 || n.dtype == ir::DType::Float64) return a(0);
             if (!tensor)
-                return "torch.tensor(" + a(0) + ").to(" + torch_dtype(n.dtype) + ").float().item()";
-            return strip(a(0)) == a(0)
-                       ? a(0) + ".to(" + torch_dtype(n.dtype) + ").float()"
-                       : "(" + strip(a(0)) + ").to(" + torch_dtype(n.dtype) + ").float()";
+                return "torch.tensor(" + a(0) + ")" + to_dtype(n.dtype) + ".float().item()";
+            return strip(a(0)) == a(0) ? a(0) + to_dtype(n.dtype) + ".float()"
+                                       : "(" + strip(a(0)) + ")" + to_dtype(n.dtype) + ".float()";
         default:
             break;
         }

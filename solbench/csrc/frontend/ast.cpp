@@ -20,6 +20,16 @@ const char* to_string(ElemType t) {
         return "Int";
     case ElemType::Int32:
         return "Int32";
+    case ElemType::Int8:
+        return "Int8";
+    case ElemType::Int16:
+        return "Int16";
+    case ElemType::UInt8:
+        return "UInt8";
+    case ElemType::Float8E4M3:
+        return "Float8E4M3";
+    case ElemType::Float8E5M2:
+        return "Float8E5M2";
     case ElemType::Int64:
         return "Int64";
     case ElemType::Bool:

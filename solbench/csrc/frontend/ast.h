@@ -21,7 +21,23 @@ namespace solbench::ast {
 
 // Element types of logos-ops.md §3. Text is parsed so that a non-tensor op can
 // be refused with a reason instead of failing as a syntax error.
-enum class ElemType { BFloat16, Float16, Float32, Float64, Real, Int, Int32, Int64, Bool, Text };
+enum class ElemType {
+    BFloat16,
+    Float16,
+    Float32,
+    Float64,
+    Float8E4M3, // r2
+    Float8E5M2, // r2
+    Real,
+    Int,
+    Int8,  // r2
+    Int16, // r2
+    UInt8, // r2
+    Int32,
+    Int64,
+    Bool,
+    Text
+};
 
 // `Seq of Seq of E` is {E, rank 2}; a scalar `E` is {E, rank 0}.
 struct Type {

@@ -29,6 +29,9 @@ inline CType scalar_of(ast::ElemType e) {
     using E = ast::ElemType;
     switch (e) {
     case E::Int:
+    case E::Int8:
+    case E::Int16:
+    case E::UInt8:
     case E::Int32:
     case E::Int64:
         return {Kind::Int};

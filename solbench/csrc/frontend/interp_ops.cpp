@@ -184,11 +184,19 @@ Value apply_cast(const Value& v, ast::ElemType to, SourcePos pos) {
         return number(v, pos, what) != 0.0;
     }
     if (is_int_elem(to)) {
-        if (std::holds_alternative<int64_t>(v)) return v;
+        auto [lo, hi] = ir::integer_range(*to_dtype(to));
+        if (const auto* i = std::get_if<int64_t>(&v)) {
+            if (*i < lo || *i > hi)
+                throw RuntimeError(pos, what + ": " + std::to_string(*i) + " is outside its range");
+            return v;
+        }
         double d = number(v, pos, what);
-        if (!std::isfinite(d) || std::fabs(d) >= 9.2233720368547758e18)
-            throw RuntimeError(pos, what + ": " + real_text(d) + " has no Int value");
-        return static_cast<int64_t>(std::trunc(d)); // toward zero
+        // Toward zero; a value outside the type's range (or NaN) is an error in the op (r2 §6).
+        if (!std::isfinite(d) || std::fabs(d) >= 9.2233720368547758e18 ||
+            std::trunc(d) < static_cast<double>(lo) || std::trunc(d) > static_cast<double>(hi))
+            throw RuntimeError(pos, what + ": " + real_text(d) + " is outside the range of " +
+                                        elem_name(to));
+        return static_cast<int64_t>(std::trunc(d));
     }
     return ir::round_to(*to_dtype(to), number(v, pos, what));
 }

@@ -5,33 +5,9 @@
 
 namespace solbench::interp {
 
-std::optional<ir::DType> to_dtype(ast::ElemType t) {
-    using E = ast::ElemType;
-    switch (t) {
-    case E::BFloat16:
-        return ir::DType::BFloat16;
-    case E::Float16:
-        return ir::DType::Float16;
-    case E::Float32:
-        return ir::DType::Float32;
-    case E::Float64:
-    case E::Real:
-        return ir::DType::Float64;
-    case E::Int:
-    case E::Int64:
-        return ir::DType::Int64;
-    case E::Int32:
-        return ir::DType::Int32;
-    case E::Bool:
-        return ir::DType::Bool;
-    case E::Text:
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
 bool is_int_elem(ast::ElemType t) {
-    return t == ast::ElemType::Int || t == ast::ElemType::Int32 || t == ast::ElemType::Int64;
+    auto d = to_dtype(t);
+    return d && ir::is_integer(*d);
 }
 
 bool is_float_elem(ast::ElemType t) {
@@ -84,11 +60,19 @@ Value store_scalar(const Value& v, ast::ElemType elem, SourcePos pos, const std:
             return ir::round_to(d, static_cast<double>(*i));
         if (const auto* r = std::get_if<double>(&v)) return ir::round_to(d, *r);
     } else if (is_int_elem(elem)) {
-        if (std::holds_alternative<int64_t>(v)) return v;
+        if (const auto* i = std::get_if<int64_t>(&v)) {
+            // A narrow integer slot holds only its range (logos-ops.md §6, r2).
+            auto [lo, hi] = ir::integer_range(*to_dtype(elem));
+            if (*i < lo || *i > hi)
+                throw RuntimeError(pos, what + ": " + std::to_string(*i) +
+                                            " is outside the range of " + elem_name(elem) + " (" +
+                                            std::to_string(lo) + " to " + std::to_string(hi) + ")");
+            return v;
+        }
         if (const auto* r = std::get_if<double>(&v)) {
             // Only an integral Real fits an integer slot; 2^63 itself overflows.
             if (std::isfinite(*r) && std::trunc(*r) == *r && std::fabs(*r) < 9.2233720368547758e18)
-                return static_cast<int64_t>(*r);
+                return store_scalar(static_cast<int64_t>(*r), elem, pos, what);
             throw RuntimeError(pos, what + ": the Real " + std::to_string(*r) +
                                         " is not a whole number and cannot be stored as " +
                                         elem_name(elem));

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "frontend/ast.h"
+#include "frontend/elem_dtype.h"
 #include "frontend/interpreter.h"
 #include "ir/op_ir.h"
 
@@ -32,11 +33,9 @@ struct SeqVal {
     std::vector<Value> items;
 };
 
-// The storage type of an element type; nullopt for Text. Real is Float64 and
-// Int is Int64 (logos-ops.md §3).
-std::optional<ir::DType> to_dtype(ast::ElemType t);
+using solbench::to_dtype; // frontend/elem_dtype.h
 
-bool is_int_elem(ast::ElemType t);   // Int, Int32, Int64
+bool is_int_elem(ast::ElemType t);   // Int, Int8, Int16, UInt8, Int32, Int64
 bool is_float_elem(ast::ElemType t); // BFloat16, Float16, Float32, Float64, Real
 
 const char* elem_name(ast::ElemType t);              // the LOGOS spelling: "BFloat16", ...

@@ -92,7 +92,7 @@ struct TypeName {
     std::string_view name;
     ElemType type;
 };
-constexpr std::array<TypeName, 11> kTypeNames = {{
+constexpr std::array<TypeName, 16> kTypeNames = {{
     {"BFloat16", ElemType::BFloat16},
     {"Float16", ElemType::Float16},
     {"Float32", ElemType::Float32},
@@ -101,6 +101,11 @@ constexpr std::array<TypeName, 11> kTypeNames = {{
     {"Float", ElemType::Real},
     {"Int", ElemType::Int},
     {"Int32", ElemType::Int32},
+    {"Int8", ElemType::Int8},
+    {"Int16", ElemType::Int16},
+    {"UInt8", ElemType::UInt8},
+    {"Float8E4M3", ElemType::Float8E4M3},
+    {"Float8E5M2", ElemType::Float8E5M2},
     {"Int64", ElemType::Int64},
     {"Bool", ElemType::Bool},
     {"Text", ElemType::Text},

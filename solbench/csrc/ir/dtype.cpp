@@ -1,8 +1,11 @@
 // Element types: benchmark spellings and IEEE rounding to narrow types.
 #include "ir/op_ir.h"
 
+#include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace solbench::ir {
@@ -23,20 +26,52 @@ const char* benchmark_name(DType t) {
         return "int64";
     case DType::Bool:
         return "bool";
+    case DType::Int8:
+        return "int8";
+    case DType::Int16:
+        return "int16";
+    case DType::UInt8:
+        return "uint8";
+    case DType::Float8E4M3:
+        return "float8_e4m3fn";
+    case DType::Float8E5M2:
+        return "float8_e5m2";
     }
     return "float32";
 }
 
 std::optional<DType> dtype_from_benchmark(std::string_view name) {
+    // Not UInt8: the benchmark has no unsigned dtype.
     for (DType t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int32,
-                    DType::Int64, DType::Bool})
+                    DType::Int64, DType::Bool, DType::Int8, DType::Int16, DType::Float8E4M3,
+                    DType::Float8E5M2})
         if (name == benchmark_name(t)) return t;
     return std::nullopt;
 }
 
 bool is_floating(DType t) {
     return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 ||
-           t == DType::Float64;
+           t == DType::Float64 || t == DType::Float8E4M3 || t == DType::Float8E5M2;
+}
+
+bool is_integer(DType t) {
+    return t == DType::Int8 || t == DType::Int16 || t == DType::UInt8 || t == DType::Int32 ||
+           t == DType::Int64;
+}
+
+std::pair<int64_t, int64_t> integer_range(DType t) {
+    switch (t) {
+    case DType::Int8:
+        return {-128, 127};
+    case DType::Int16:
+        return {-32768, 32767};
+    case DType::UInt8:
+        return {0, 255};
+    case DType::Int32:
+        return {INT32_MIN, INT32_MAX};
+    default:
+        return {INT64_MIN, INT64_MAX};
+    }
 }
 
 namespace {
@@ -64,6 +99,24 @@ double round_fp16(double v) {
     return std::copysign(std::nearbyint(a / quantum) * quantum, v); // nearest-even (default mode)
 }
 
+// A small binary float with `mantissa` explicit bits, normal exponents down
+// to `min_exp` (subnormals below share it) and `max_finite` as its largest
+// value: nearest-even from the float32 value, as a kernel converts it. Past
+// the largest value: `max_finite` when saturating (FP8 E4M3), else infinity.
+double round_minifloat(double v, int mantissa, int min_exp, double max_finite, bool saturate) {
+    v = static_cast<double>(static_cast<float>(v));
+    if (std::isnan(v)) return v;
+    double a = std::fabs(v), r = a;
+    if (!std::isinf(a)) {
+        int exp = 0;
+        std::frexp(a, &exp);
+        double quantum = std::ldexp(1.0, std::max(exp - 1, min_exp) - mantissa);
+        r = std::nearbyint(a / quantum) * quantum; // nearest-even (default mode)
+    }
+    if (r > max_finite) r = saturate ? max_finite : INFINITY;
+    return std::copysign(r, v);
+}
+
 } // namespace
 
 double round_to(DType t, double v) {
@@ -76,6 +129,13 @@ double round_to(DType t, double v) {
         return round_fp16(v);
     case DType::Float64:
         return v;
+    case DType::Float8E4M3:
+        return round_minifloat(v, 3, -6, 448.0, true);
+    case DType::Float8E5M2:
+        return round_minifloat(v, 2, -14, 57344.0, false);
+    case DType::Int8:
+    case DType::Int16:
+    case DType::UInt8:
     case DType::Int32:
     case DType::Int64:
         return std::trunc(v);

@@ -107,13 +107,36 @@ class Evaluator {
             }
     }
 
+    // Where row r of the op starts in t, in elements: a broadcast tensor
+    // starts at the offset of the row coordinates it follows.
+    int64_t row_start(const Tensor& t, int64_t r) const {
+        if (t.role == Role::Column) return 0;
+        int64_t per_row = t.role == Role::Rows ? dim(t.shape.back()) : 1;
+        if (!is_broadcast(t)) return r * per_row;
+        std::vector<int64_t> coord(op_.row_axes.size());
+        for (size_t k = coord.size(); k-- > 0;) {
+            int64_t size = axis_[static_cast<size_t>(op_.row_axes[k])];
+            coord[k] = r % size;
+            r /= size;
+        }
+        int64_t at = 0;
+        for (int p : t.row_subset)
+            at = at * axis_[static_cast<size_t>(op_.row_axes[static_cast<size_t>(p)])] +
+                 coord[static_cast<size_t>(p)];
+        return at * per_row;
+    }
+
     double load(const Node& n, int64_t r, int64_t c) const {
         const Tensor& t = op_.inputs[static_cast<size_t>(n.index)];
         const Buffer& b = buffers_.at(t.name);
-        int64_t col = n.fixed_column ? *n.fixed_column : c;
-        if (n.col_offset) col += dim(*n.col_offset);
-        int64_t at = t.role == Role::Column ? col : r * b.row_length + col;
-        if (col < 0 || col >= b.row_length || at < 0 || at >= static_cast<int64_t>(b.data.size()))
+        int64_t at = row_start(t, r);
+        if (t.role != Role::PerRow) {
+            int64_t col = n.fixed_column ? *n.fixed_column : c;
+            if (n.col_offset) col += dim(*n.col_offset);
+            if (col < 0 || col >= b.row_length) throw EvalError("read outside '" + t.name + "'");
+            at += col;
+        }
+        if (at < 0 || at >= static_cast<int64_t>(b.data.size()))
             throw EvalError("read outside '" + t.name + "'");
         return b.data[static_cast<size_t>(at)];
     }

@@ -177,6 +177,15 @@ Expr cast(DType t, Expr a) {
     return make(std::move(n));
 }
 
+std::vector<int> followed_rows(const OpIR& op, const Tensor& t) {
+    if (t.role != Role::Rows && t.role != Role::PerRow) return {};
+    if (is_broadcast(t)) return t.row_subset;
+    std::vector<int> all(op.row_axes.size());
+    for (size_t k = 0; k < all.size(); ++k)
+        all[k] = static_cast<int>(k);
+    return all;
+}
+
 std::vector<Expr> reductions_in_order(const OpIR& op) {
     std::vector<Expr> order;
     std::set<const Node*> seen;
@@ -234,7 +243,18 @@ struct Printer {
             const Tensor& t = op.inputs[static_cast<size_t>(n.index)];
             std::string col = n.fixed_column ? std::to_string(*n.fixed_column) : "c";
             if (n.col_offset) col += " + " + dim_text(op, *n.col_offset);
-            return t.name + (t.role == Role::Column ? "[" + col + "]" : "[r, " + col + "]");
+            std::string row = "r";
+            if (is_broadcast(t)) {
+                row += ":";
+                for (size_t k = 0; k < t.row_subset.size(); ++k)
+                    row += (k ? "," : "") +
+                           op.axes[static_cast<size_t>(
+                                       op.row_axes[static_cast<size_t>(t.row_subset[k])])]
+                               .name;
+            }
+            if (t.role == Role::PerRow) return t.name + "[" + row + "]";
+            return t.name +
+                   (t.role == Role::Column ? "[" + col + "]" : "[" + row + ", " + col + "]");
         }
         case Op::Reduce:
             return std::string(to_string(n.reduce_kind)) + "_c(" + (*this)(n.args[0]) + ")";

@@ -20,15 +20,32 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace solbench::ir {
 
 // Element types, spelt as the benchmark spells them by benchmark_name().
-enum class DType { Float32, Float16, BFloat16, Float64, Int32, Int64, Bool };
+enum class DType {
+    Float32,
+    Float16,
+    BFloat16,
+    Float64,
+    Int32,
+    Int64,
+    Bool,
+    Int8,       // r2
+    Int16,      // r2
+    UInt8,      // r2: a LOGOS type, not a benchmark dtype
+    Float8E4M3, // r2: float8_e4m3fn
+    Float8E5M2, // r2
+};
 const char* benchmark_name(DType t); // "float32", "bfloat16", ...
 std::optional<DType> dtype_from_benchmark(std::string_view name);
 bool is_floating(DType t);
+bool is_integer(DType t); // not Bool
+// The smallest and largest value of an integer type.
+std::pair<int64_t, int64_t> integer_range(DType t);
 // Rounds a double to the nearest value of t (nearest-even for floats).
 double round_to(DType t, double v);
 
@@ -48,9 +65,15 @@ struct Dim {
 enum class Role {
     Rows,   // shape [row axes..., column dim]: one row per row index
     Column, // shape [column dim]: a vector broadcast over every row (a weight)
-    PerRow, // shape [row axes...]: one value per row (a reduction's output)
+    PerRow, // shape [row axes...]: one value per row (a reduction's output, a per-row scale)
     Scalar, // no shape: a Python scalar argument
 };
+// A Rows or PerRow tensor may follow only some of the row axes and be
+// broadcast over the others (a per-head weight [heads, head_dim] of rows
+// [batch, seq, heads]; a per-channel bias [C] of rows [B, C, H]), and any
+// tensor may keep dimensions of size 1 (keepdim: a per-row scale [M, 1]).
+// Kept dimensions are axes fixed at 1 that are neither row nor column axes;
+// they take no part in addressing.
 
 struct Tensor {
     std::string name;
@@ -59,6 +82,9 @@ struct Tensor {
     std::vector<Dim> shape; // empty for Scalar
     SourcePos pos;          // the parameter in the source
     bool flat = false;      // declared as a flat Seq with a row-major contract
+    // Rows/PerRow: the row axes it follows (positions in OpIR::row_axes, in
+    // order) when it is broadcast over the others; empty: it follows them all.
+    std::vector<int> row_subset;
     int rank() const { return static_cast<int>(shape.size()); }
 };
 
@@ -152,6 +178,14 @@ struct OpIR {
     // of the benchmark's definition stands for both (a shape like [N, N]).
     std::vector<std::pair<int, int>> equal_axes;
 };
+
+// The row axes (positions in op.row_axes) a Rows or PerRow tensor follows;
+// none for the others.
+std::vector<int> followed_rows(const OpIR& op, const Tensor& t);
+// A Rows or PerRow tensor that follows only some row axes.
+inline bool is_broadcast(const Tensor& t) {
+    return !t.row_subset.empty();
+}
 
 // Reduce nodes reachable from the outputs, each after the ones it depends on.
 std::vector<Expr> reductions_in_order(const OpIR& op);

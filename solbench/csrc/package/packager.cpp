@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -40,8 +41,16 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
     def["name"] = ir.name;
     def["op_type"] = to_string(op.family);
     if (!ir.description.empty()) def["description"] = ir.description;
+    // A kept axis of 1 is written as the literal size "1", as the benchmark's
+    // own files write it.
+    auto kept = [&](const ir::Dim& d) {
+        return d.scale == 1 && ir.axes[d.axis].value == 1 && d.axis != ir.column_axis &&
+               std::find(ir.row_axes.begin(), ir.row_axes.end(), d.axis) == ir.row_axes.end();
+    };
     nlohmann::ordered_json axes = nlohmann::ordered_json::object();
-    for (const auto& a : ir.axes) {
+    for (size_t k = 0; k < ir.axes.size(); ++k) {
+        const ir::Axis& a = ir.axes[k];
+        if (kept(ir::Dim{static_cast<int>(k), 1})) continue;
         if (a.value)
             axes[a.name] = {{"type", "const"}, {"value", *a.value}};
         else
@@ -57,6 +66,10 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
             } else {
                 entry["shape"] = nlohmann::ordered_json::array();
                 for (const auto& d : t.shape) {
+                    if (kept(d)) {
+                        entry["shape"].push_back("1");
+                        continue;
+                    }
                     std::string name = axis_name(ir, d);
                     if (d.scale != 1 && !axes.contains(name))
                         axes[name] = {

@@ -2,6 +2,7 @@
 // renumbered densely (row axes first, then the column axis) and named.
 #include "raise/raiser.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace solbench::raise {
@@ -126,7 +127,6 @@ ir::OpIR Raiser::assemble() {
     if (column_root) op.column_axis = use_axis(*column_root);
 
     // Inputs in parameter order; Int parameters are axes, not inputs.
-    size_t n_rows = row_roots.size();
     for (const TensorParam& t : tensors_) {
         if (t.param->is_output) continue;
         ir::Tensor x;
@@ -144,18 +144,7 @@ ir::OpIR Raiser::assemble() {
         }
         for (int d : t.dims)
             x.shape.push_back(to_dim(d));
-        std::vector<int> leading;
-        for (size_t j = 0; j + 1 < t.dims.size(); ++j)
-            leading.push_back(resolve_axis(t.dims[j]).first);
-        if (t.dims.size() == n_rows + 1 && leading == row_roots)
-            x.role = ir::Role::Rows;
-        else if (t.dims.size() == 1)
-            x.role = ir::Role::Column;
-        else
-            refuse(t.param->pos, Rule::Unsupported,
-                   "'" + x.name +
-                       "' is neither row-shaped like the outputs nor a vector over "
-                       "the columns");
+        classify_input(x, t, row_roots);
         op.inputs.push_back(x);
     }
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -202,6 +191,49 @@ ir::OpIR Raiser::assemble() {
     op.pos = op_.pos;
     op.description = program_.note;
     return op;
+}
+
+// An input's role from the axes of its dimensions: the row axes it follows
+// (in the outputs' order, all or some), kept axes of 1, and, when it is read
+// along the columns, its last dimension.
+void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
+                            const std::vector<int>& row_roots) const {
+    const size_t rank = t.dims.size();
+    bool along_columns = t.column_read.value_or(rank == row_roots.size() + 1 || rank == 1);
+    std::vector<int> follows;
+    for (size_t j = 0; j + (along_columns ? 1 : 0) < rank; ++j) {
+        auto [root, scale] = resolve_axis(t.dims[j]);
+        auto it = std::find(row_roots.begin(), row_roots.end(), root);
+        if (scale == 1 && it != row_roots.end()) {
+            int p = static_cast<int>(it - row_roots.begin());
+            if (!follows.empty() && p <= follows.back())
+                refuse(t.param->pos, Rule::Unsupported,
+                       "'" + x.name +
+                           "' runs over the row axes in another order than the outputs (a "
+                           "transposed read)");
+            follows.push_back(p);
+        } else if (scale != 1 || axes_[static_cast<size_t>(root)].value != 1) {
+            refuse(t.param->pos, Rule::Unsupported,
+                   "'" + x.name + "' is neither row-shaped like the outputs nor broadcast along " +
+                       "them: dimension " + std::to_string(j + 1) +
+                       " is none of the outputs' row axes (nor a kept axis of 1)");
+        }
+    }
+    if (along_columns)
+        x.role = follows.size() == row_roots.size() ? ir::Role::Rows
+                 : follows.empty()                  ? ir::Role::Column
+                                                    : ir::Role::Rows;
+    else if (!follows.empty())
+        x.role = ir::Role::PerRow;
+    else
+        refuse(t.param->pos, Rule::Unsupported,
+               "'" + x.name + "' runs over none of the outputs' rows or columns");
+    if (!follows.empty() && follows.size() != row_roots.size()) {
+        if (x.flat)
+            refuse(t.param->pos, Rule::Unsupported,
+                   "'" + x.name + "' is flat and broadcast over some rows; declare it nested");
+        x.row_subset = follows;
+    }
 }
 
 } // namespace solbench::raise

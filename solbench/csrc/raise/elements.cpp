@@ -2,6 +2,8 @@
 // the row loops' counters (outermost first) and the column loop's counter.
 #include "raise/raiser.h"
 
+#include <algorithm>
+
 namespace solbench::raise {
 
 namespace {
@@ -13,13 +15,22 @@ std::string dim_ordinal(size_t j) {
 
 } // namespace
 
-// The leading (row) indices of an element read must be the row loops'
-// counters, in order. Anything else reads another row.
-void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& index0,
-                               size_t n_row_dims, SourcePos pos, std::optional<Diagnostic>& taint) {
+bool Raiser::is_unit_index(const TensorParam& t, size_t j, const Poly& index0) const {
+    auto [root, scale] = resolve_axis(t.dims[j]);
+    return scale == 1 && axes_[static_cast<size_t>(root)].value == 1 &&
+           index0.constant_value() == 0;
+}
+
+// The leading indices of an element access: each is the counter of a row
+// loop (loops in the order of the tensor's dimensions; a tensor may follow
+// only some of them, broadcast over the others), or 0 on a kept axis of 1.
+// Anything else reads another row.
+void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& index0, size_t n_lead,
+                               SourcePos pos, std::optional<Diagnostic>& taint) {
     std::vector<int> rows = current_row_loops();
     const std::string& name = t.param->name;
-    for (size_t j = 0; j < n_row_dims; ++j) {
+    size_t next = 0; // the first row loop the next dimension may follow
+    for (size_t j = 0; j < n_lead; ++j) {
         const Poly& idx = index0[j];
         for (const auto& [mono, coef] : idx.terms())
             for (const Atom& a : mono)
@@ -30,16 +41,20 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
                                "' is indexed by a loop inside the row (line " +
                                std::to_string(all_loops_[static_cast<size_t>(a.id)].pos.line) +
                                "): a reduction over an axis that is not the last");
+        if (is_unit_index(t, j, idx)) continue;
         auto at = idx.single_atom();
-        bool own_row = at && at->kind == Atom::Loop && j < rows.size() &&
-                       at->id == rows[rows.size() - n_row_dims + j];
-        if (!own_row) {
+        auto loop = at && at->kind == Atom::Loop
+                        ? std::find(rows.begin() + static_cast<long>(std::min(next, rows.size())),
+                                    rows.end(), at->id)
+                        : rows.end();
+        if (loop == rows.end()) {
             if (!taint)
                 taint = refusal(pos, Rule::CrossRow,
                                 "this reads another row of '" + name +
                                     "' (a fixed or shifted row), so rows are not independent");
             continue;
         }
+        next = static_cast<size_t>(loop - rows.begin()) + 1;
         unify_dim(t.dims[j], all_loops_[static_cast<size_t>(at->id)].extent, pos);
     }
 }
@@ -77,21 +92,40 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
 }
 
 Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos) {
-    const TensorParam& t = tensors_[static_cast<size_t>(tensor)];
+    TensorParam& t = tensors_[static_cast<size_t>(tensor)];
     if (t.param->is_output)
         refuse(pos, Rule::Scan,
                "reads output '" + t.param->name +
                    "' while writing it: an element that depends on earlier ones (a scan)");
+    LoopInfo* loop = column_context();
+    const Poly& col = index0.back();
+    const size_t last = index0.size() - 1;
+    // One value per row: the last index is a row counter or 0 on a kept axis.
+    bool at_column = loop && col.mentions({Atom::Loop, loop->id});
+    bool per_row = false;
+    if (!at_column) {
+        std::vector<int> rows = current_row_loops();
+        auto at = col.single_atom();
+        per_row = is_unit_index(t, last, col) ||
+                  (at && at->kind == Atom::Loop &&
+                   std::find(rows.begin(), rows.end(), at->id) != rows.end());
+    }
+    if (t.column_read && *t.column_read == per_row)
+        refuse(pos, Rule::Unsupported,
+               "'" + t.param->name + "' is read both along the columns and once per row");
+    t.column_read = !per_row;
     std::optional<Diagnostic> taint;
-    size_t n_rows = t.dims.size() - 1;
-    if (n_rows > current_row_loops().size())
+    size_t n_lead = per_row ? index0.size() : last;
+    size_t n_row_dims = 0;
+    for (size_t j = 0; j < n_lead; ++j)
+        n_row_dims += !is_unit_index(t, j, index0[j]);
+    if (n_row_dims > current_row_loops().size())
         taint = refusal(pos, Rule::CrossRow,
                         "'" + t.param->name + "' is read outside the loop over its rows");
-    check_row_indices(t, index0, std::min(n_rows, index0.size() - 1), pos, taint);
+    check_row_indices(t, index0, n_lead, pos, taint);
     int input = input_index_.at(t.param);
-    const Poly& col = index0.back();
-    LoopInfo* loop = column_context();
-    if (loop && col.mentions({Atom::Loop, loop->id})) {
+    if (per_row) return NumVal{ir::load(input), taint};
+    if (at_column) {
         auto off = column_offset(*loop, t, canon(col), pos);
         return NumVal{ir::load(input, off), taint};
     }
@@ -129,7 +163,10 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     LoopInfo* loop = column_context();
     if (loop && loop->kind == LoopKind::Inner)
         refuse(s.pos, Rule::Unsupported, "a store inside a loop nested in a column loop");
-    size_t n_rows = loop ? t.dims.size() - 1 : t.dims.size();
+    size_t n_lead = loop ? t.dims.size() - 1 : t.dims.size();
+    size_t n_rows = 0; // the leading dimensions that are not kept axes of 1
+    for (size_t j = 0; j < n_lead; ++j)
+        n_rows += !is_unit_index(t, j, canon(full[j]));
     if (loop_stack_.empty()) {
         // One fixed element written outside every loop: say so only if nothing
         // more specific turns up.
@@ -150,7 +187,7 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
                    "an output element must be stored at the loop counter's own column");
     }
     std::optional<Diagnostic> taint;
-    check_row_indices(t, full, n_rows, s.pos, taint);
+    check_row_indices(t, full, n_lead, s.pos, taint);
     if (taint) throw Refused{*taint};
     Content c;
     c.row_loops = rows;
@@ -181,19 +218,8 @@ void Raiser::exec_push(const ast::Stmt& s, const ast::Push& push) {
     Content c = content_for_push(v, local.depth, s.pos);
     // A store into a narrow sequence rounds (logos-ops.md §6).
     if (std::holds_alternative<NumVal>(v) || std::holds_alternative<IntVal>(v)) {
-        switch (local.type.elem) {
-        case ast::ElemType::BFloat16:
-            c.value = ir::cast(ir::DType::BFloat16, c.value);
-            break;
-        case ast::ElemType::Float16:
-            c.value = ir::cast(ir::DType::Float16, c.value);
-            break;
-        case ast::ElemType::Float32:
-            c.value = ir::cast(ir::DType::Float32, c.value);
-            break;
-        default:
-            break;
-        }
+        std::optional<ir::DType> d = element_dtype(local.type.elem);
+        if (d && ir::is_floating(*d) && *d != ir::DType::Float64) c.value = ir::cast(*d, c.value);
     }
     locals_[static_cast<size_t>(seq->local)].content = c;
 }

@@ -165,20 +165,8 @@ IntVal Raiser::to_int(const Value& v, SourcePos pos) {
 
 Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
     if (t.rank != 0) return v;
-    std::optional<ir::DType> narrow;
-    switch (t.elem) {
-    case ast::ElemType::BFloat16:
-        narrow = ir::DType::BFloat16;
-        break;
-    case ast::ElemType::Float16:
-        narrow = ir::DType::Float16;
-        break;
-    case ast::ElemType::Float32:
-        narrow = ir::DType::Float32;
-        break;
-    default:
-        return v;
-    }
+    std::optional<ir::DType> narrow = element_dtype(t.elem);
+    if (!narrow || !ir::is_floating(*narrow) || *narrow == ir::DType::Float64) return v;
     NumVal n = to_num(v, pos);
     return NumVal{ir::cast(*narrow, n.e), n.taint};
 }
@@ -278,26 +266,11 @@ Value Raiser::eval(const ast::Expr& e) {
                 Value v = eval(*n.operand);
                 if (n.to == ast::ElemType::Text)
                     refuse(e.pos, Rule::NonTensorValue, "a cast to Text");
-                if (std::holds_alternative<IntVal>(v) &&
-                    (n.to == ast::ElemType::Int || n.to == ast::ElemType::Int64 ||
-                     n.to == ast::ElemType::Int32))
-                    return v;
+                std::optional<ir::DType> to = element_dtype(n.to);
+                if (std::holds_alternative<IntVal>(v) && ir::is_integer(*to)) return v;
                 NumVal x = to_num(v, e.pos);
-                switch (n.to) {
-                case ast::ElemType::BFloat16:
-                    return NumVal{ir::cast(ir::DType::BFloat16, x.e), x.taint};
-                case ast::ElemType::Float16:
-                    return NumVal{ir::cast(ir::DType::Float16, x.e), x.taint};
-                case ast::ElemType::Float32:
-                    return NumVal{ir::cast(ir::DType::Float32, x.e), x.taint};
-                case ast::ElemType::Float64:
-                case ast::ElemType::Real:
-                    return x;
-                case ast::ElemType::Bool:
-                    return NumVal{ir::cast(ir::DType::Bool, x.e), x.taint};
-                default:
-                    return NumVal{ir::cast(ir::DType::Int64, x.e), x.taint};
-                }
+                if (*to == ir::DType::Float64) return x;
+                return NumVal{ir::cast(*to, x.e), x.taint};
             } else if constexpr (std::is_same_v<T, ast::CopyOf>) {
                 return eval(*n.operand); // symbolic values are immutable: a copy is the value
             } else if constexpr (std::is_same_v<T, ast::Unary>) {

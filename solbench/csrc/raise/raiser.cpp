@@ -2,6 +2,8 @@
 // each statement updates the symbolic state.
 #include "raise/raiser.h"
 
+#include "frontend/elem_dtype.h"
+
 #include "raise/raise.h"
 
 #include <functional>
@@ -10,27 +12,7 @@
 namespace solbench::raise {
 
 std::optional<ir::DType> element_dtype(ast::ElemType t) {
-    switch (t) {
-    case ast::ElemType::BFloat16:
-        return ir::DType::BFloat16;
-    case ast::ElemType::Float16:
-        return ir::DType::Float16;
-    case ast::ElemType::Float32:
-        return ir::DType::Float32;
-    case ast::ElemType::Float64:
-    case ast::ElemType::Real:
-        return ir::DType::Float64;
-    case ast::ElemType::Int32:
-        return ir::DType::Int32;
-    case ast::ElemType::Int64:
-    case ast::ElemType::Int:
-        return ir::DType::Int64;
-    case ast::ElemType::Bool:
-        return ir::DType::Bool;
-    case ast::ElemType::Text:
-        return std::nullopt;
-    }
-    return std::nullopt;
+    return to_dtype(t); // frontend/elem_dtype.h: one table for every stage
 }
 
 namespace {} // namespace

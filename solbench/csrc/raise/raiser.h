@@ -93,6 +93,9 @@ struct TensorParam {
     std::vector<int> dims;         // axis ids (before aliasing)
     bool flat = false;             // declared rank 1, shaped by a length contract
     std::optional<Content> stored; // outputs written with Set item
+    // Inputs: read along the columns (true) or one value per row (false);
+    // unset until the first read.
+    std::optional<bool> column_read;
 };
 
 struct LocalSeq {
@@ -178,8 +181,10 @@ class Raiser {
     // The innermost loop that is not a row loop (its counter is the column).
     LoopInfo* column_context();
     std::vector<Poly> decompose_flat(const TensorParam& t, const Poly& index0, SourcePos pos);
-    void check_row_indices(const TensorParam& t, const std::vector<Poly>& index0, size_t n_row_dims,
+    void check_row_indices(const TensorParam& t, const std::vector<Poly>& index0, size_t n_lead,
                            SourcePos pos, std::optional<Diagnostic>& taint);
+    // A dimension fixed at 1 (a kept axis), indexed at 0 (`item 1 of`).
+    bool is_unit_index(const TensorParam& t, size_t j, const Poly& index0) const;
     std::optional<ir::Dim> column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
                                          SourcePos pos);
     std::vector<int> current_row_loops() const;
@@ -187,6 +192,8 @@ class Raiser {
     // Outputs (outputs.cpp / assemble.cpp)
     Content content_for_push(const Value& v, size_t target_depth, SourcePos pos);
     ir::OpIR assemble();
+    void classify_input(ir::Tensor& x, const TensorParam& t,
+                        const std::vector<int>& row_roots) const;
 
     [[noreturn]] void refuse(SourcePos pos, Rule rule, const std::string& message) const;
 

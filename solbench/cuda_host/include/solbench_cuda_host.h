@@ -8,6 +8,7 @@
 #include "solbench_cuda_host/device_api.h"
 #include "solbench_cuda_host/device_math.h"
 #include "solbench_cuda_host/device_state.h"
+#include "solbench_cuda_host/fp8_types.h"
 #include "solbench_cuda_host/half_types.h"
 #include "solbench_cuda_host/launch.h"
 #include "solbench_cuda_host/qualifiers.h"

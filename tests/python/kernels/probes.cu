@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <torch/extension.h>
 
@@ -136,6 +137,32 @@ void widen(at::Tensor bf, at::Tensor hf, at::Tensor bf_out, at::Tensor hf_out) {
     check_launch();
 }
 
+// FP8 both ways, as the kernels convert: E4M3 saturating, E5M2 to infinity;
+// then every byte pattern of each back to float through half.
+__global__ void fp8_kernel(const float* __restrict__ x, unsigned char* __restrict__ e4m3,
+                           unsigned char* __restrict__ e5m2, float* __restrict__ widened, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        e4m3[i] = __nv_cvt_float_to_fp8(x[i], __NV_SATFINITE, __NV_E4M3);
+        e5m2[i] = __nv_cvt_float_to_fp8(x[i], __NV_NOSAT, __NV_E5M2);
+    }
+    if (i < 256) {
+        const auto byte = static_cast<__nv_fp8_storage_t>(i);
+        widened[i] = __half2float(__half(__nv_cvt_fp8_to_halfraw(byte, __NV_E4M3)));
+        widened[256 + i] = __half2float(__half(__nv_cvt_fp8_to_halfraw(byte, __NV_E5M2)));
+    }
+}
+
+void fp8(at::Tensor x, at::Tensor e4m3, at::Tensor e5m2, at::Tensor widened) {
+    const int n = static_cast<int>(x.numel());
+    const int threads = n > 256 ? n : 256;
+    auto config = config_for(dim3((threads + 255) / 256), dim3(256), 0);
+    cudaLaunchKernelEx(&config, fp8_kernel, x.data_ptr<float>(),
+                       static_cast<unsigned char*>(e4m3.data_ptr()),
+                       static_cast<unsigned char*>(e5m2.data_ptr()), widened.data_ptr<float>(), n);
+    check_launch();
+}
+
 // Per thread, 8 results of warp collectives on v = x[thread].
 __global__ void collectives_kernel(const float* __restrict__ x, int* __restrict__ out) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -222,6 +249,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("partial_shuffle", &partial_shuffle);
     m.def("convert", &convert);
     m.def("widen", &widen);
+    m.def("fp8", &fp8);
     m.def("collectives", &collectives);
     m.def("math", &math);
     m.def("indices", &indices);

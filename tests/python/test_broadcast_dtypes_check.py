@@ -1,0 +1,67 @@
+"""Issue 11's op shapes and element types become kernels that compute the op:
+inputs broadcast along some row axes (a per-row scale, a per-head weight, a
+per-channel bias), keepdim inputs and outputs ([rows, 1]), INT8/INT16 and FP8
+tensors. Each bundle passes `solgen check --device cpu` against its generated
+reference on its smallest workloads (the kernel.cu text a GPU runs, on
+solbench's CPU execution layer). The middle row axes of a broadcast op's
+workloads are 3, so a wrong row offset reads the wrong head or channel."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solbench.exit_codes import Exit
+
+ROOT = Path(__file__).resolve().parents[2]
+OPS = ROOT / "tests" / "ops" / "accept"
+
+
+def solgen(*args: str) -> subprocess.CompletedProcess:
+    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("op", [
+    "row_scale_per_row",        # s[rows] read in the column loop
+    "per_head_rmsnorm",         # w[heads, head_dim] for rows [batch, seq, heads]
+    "leaky_relu_channel_bias",  # bias[C] of [B, C, H, W]: a middle row axis
+    "absmax_scale_keepdim",     # a keepdim output scale[rows, 1]
+    "dequant_keepdim_scale",    # a keepdim input scale[rows, 1]
+    "per_token_int8_quant",     # int8 codes and a keepdim fp32 scale
+    "cast_fp32_to_fp8",         # FP8 E4M3 output
+    "dequant_fp8_e5m2",         # FP8 E5M2 and int16 inputs
+])
+def test_op_passes_the_cpu_check(op: str, tmp_path: Path) -> None:
+    bundle = tmp_path / "b"
+    g = solgen(str(OPS / f"{op}.lg"), "--out", str(bundle))
+    assert g.returncode == Exit.OK, g.stderr
+    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
+                        "--workloads", "2", "--no-timing", "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
+    summary = json.loads(p.stdout)
+    assert [w["status"] for w in summary["workloads"]] == ["PASSED", "PASSED"]
+
+
+def test_keepdim_axis_is_the_literal_one_in_the_definition(tmp_path: Path) -> None:
+    bundle = tmp_path / "b"
+    assert solgen(str(OPS / "per_token_int8_quant.lg"), "--out", str(bundle)).returncode == 0
+    d = json.loads((bundle / "definition.json").read_text())
+    assert d["outputs"]["codes"] == {"shape": ["batch_size", "hidden_size"], "dtype": "int8"}
+    assert d["outputs"]["scale"] == {"shape": ["batch_size", "1"], "dtype": "float32"}
+    assert set(d["axes"]) == {"batch_size", "hidden_size"}
+
+
+def test_broadcast_workloads_exercise_the_middle_row_axes(tmp_path: Path) -> None:
+    bundle = tmp_path / "b"
+    assert solgen(str(OPS / "leaky_relu_channel_bias.lg"), "--out", str(bundle)).returncode == 0
+    lines = (bundle / "workload.jsonl").read_text().splitlines()
+    middle = [json.loads(line)["axes"]["dim1"] for line in lines]
+    assert middle[1:] and all(v == 3 for v in middle[1:]), middle
