@@ -150,14 +150,18 @@ def _axis_kind(spec: dict[str, Any]) -> Any:
     return "const" if "value" in spec else "expr" if "expression" in spec else "var"
 
 
-def _optional_text(path: Path, raw: dict[str, Any], key: str, non_empty: bool) -> str | None:
-    """An optional string field: absent or null is None; NonEmptyString fields refuse ""."""
+def _optional_text(path: Path, raw: dict[str, Any], key: str, non_empty: bool,
+                   where: str = "") -> str | None:
+    """An optional string field: absent or null is None; NonEmptyString fields refuse "".
+
+    where: the JSON pointer of the object holding it, for the message ("/axes/M/")."""
     v = raw.get(key)
     if v is None:
         return None
-    _expect(isinstance(v, str), path, f"'{key}' must be a string or null")
+    _expect(isinstance(v, str), path, f"'{where}{key}' must be a string or null")
     if non_empty:
-        _expect(v != "", path, f"'{key}' must not be empty (the harness rejects \"\"; write null)")
+        _expect(v != "", path,
+                f"'{where}{key}' must not be empty (the harness rejects \"\"; write null)")
     return v
 
 
@@ -166,6 +170,7 @@ def _load_axes(path: Path, raw: Any) -> dict[str, Axis]:
     axes: dict[str, Axis] = {}
     for name, spec in raw.items():
         _expect(isinstance(spec, dict), path, f"axis '{name}' must be an object")
+        _optional_text(path, spec, "description", False, f"/axes/{name[:80]}/")  # AxisSpec
         kind = _axis_kind(spec)
         if kind == "const":
             value = lax_size(spec.get("value"))
@@ -194,6 +199,7 @@ def _load_tensor_specs(path: Path, raw: Any, what: str, axes: dict[str, Axis]) -
     specs = []
     for name, spec in raw.items():
         _expect(isinstance(spec, dict), path, f"{what} '{name}' must be an object")
+        _optional_text(path, spec, "description", False, f"/{what}/{name[:80]}/")  # TensorSpec
         dtype = spec.get("dtype")
         _expect(dtype in DTYPES, path, f"{what} '{_short(name)}' has unknown dtype {_short(dtype)}")
         _expect("shape" in spec, path, f"{what} '{name}' needs a 'shape' (null for a scalar)")
