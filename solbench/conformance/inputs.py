@@ -54,81 +54,143 @@ def random_scalar(dtype: torch.dtype) -> int | float | bool:
 
 
 # --- name rules ---------------------------------------------------------------------------------
+# The harness's own rules for a `random` input (SOL-ExecBench v1.0.2, core/bench/io.py,
+# _generate_heuristic_tensor), one function per rule and tried in its order. They apply only
+# to floating dtypes other than FP8/FP4; everything else is plain random (rand_tensor).
 
-_STAT_NAMES = ("rstd", "std", "var", "variance")
-_SOFTMAX_NAMES = ("attn_weights", "routing_weights")
+def _strip_digits(name: str) -> str:
+    return name.rstrip("0123456789")
 
 
-def _tokens(name: str) -> list[str]:
-    return name.lower().split("_")
+def _is_norm_weight(name: str) -> bool:
+    """`norm_weight`, or `<...norm>_weight` / `<...layernorm>_weight`, digits before `_weight` allowed."""
+    if name == "norm_weight":
+        return True
+    if not name.endswith("_weight"):
+        return False
+    prefix = name[: -len("_weight")]
+    return prefix.endswith(("_norm", "_layernorm", "layernorm")) or \
+        _strip_digits(prefix).endswith(("norm", "layernorm"))
 
 
-def name_rule(name: str, rank: int) -> str | None:
-    """Which special rule applies to a floating input of this name and rank (None: plain randn)."""
-    n = name.lower()
-    toks = _tokens(n)
-    if "mask" in n:
-        return "causal_mask" if "causal" in n and rank >= 2 else "mask"
-    if n in _SOFTMAX_NAMES or any(n.endswith("_" + s) for s in _SOFTMAX_NAMES):
-        return "softmax"
-    if n == "norm_weight" or (n.endswith("_weight") and n[: -len("_weight")].endswith("norm")):
+def _is_norm_bias(name: str) -> bool:
+    if name == "norm_bias":
+        return True
+    if not name.endswith("_bias"):
+        return False
+    prefix = name[: -len("_bias")]
+    return prefix.endswith(("_norm", "_layernorm", "layernorm")) or \
+        _strip_digits(prefix).endswith(("norm", "layernorm"))
+
+
+def _is_causal_mask(name: str, shape: tuple[int, ...], description: str | None) -> bool:
+    """Square in its last two axes, and named attention_mask/causal_mask or described so."""
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        return False
+    d = (description or "").lower()
+    return name in ("attention_mask", "causal_mask") or ("attention mask" in d and "causal" in d)
+
+
+_BINARY_MASKS = ("x_mask", "text_mask", "aspect_ratio_mask", "drop_mask", "attention_mask")
+_BINARY_WORDS = ("binary", "{0, 1}", "0 or 1", "1.0 for valid", "0.0 for masked")
+
+
+def _is_binary_mask(name: str, description: str | None) -> bool:
+    if name in _BINARY_MASKS:
+        return True
+    d = (description or "").lower()
+    return name.endswith("_mask") and any(w in d for w in _BINARY_WORDS)
+
+
+_COS_NAMES = ("cos", "cos_cached", "rope_cos")
+_SIN_NAMES = ("sin", "sin_cached", "rope_sin")
+
+
+def _is_positive(name: str) -> bool:
+    stats = ("rstd", "std", "variance", "var")
+    base = _strip_digits(name)
+    return name in stats or name.endswith(("_rstd", "_std", "_variance", "_var")) or \
+        base in stats or base.endswith(("_rstd", "_std", "_var"))
+
+
+_SSM_DECAY = ("A", "A_log", "A_cumsum", "g")
+_SOFTMAX_NAMES = ("attn_weights", "attention_weights", "routing_weights")
+_WEIGHT_SUFFIXES = ("_weight", "_weights", "_proj", "_projs", "_proj_weight", "_proj_weights",
+                    "_weight_matrix")
+
+
+def _is_softmax_output(name: str, description: str | None) -> bool:
+    d = (description or "").lower()
+    return name in _SOFTMAX_NAMES or ("softmax" in d and "output" in d)
+
+
+def _is_weight_matrix(name: str, shape: tuple[int, ...]) -> bool:
+    if len(shape) < 2:
+        return False
+    base = _strip_digits(name)
+    return name == "weight" or name.endswith(_WEIGHT_SUFFIXES) or base == "weight" or \
+        base.endswith(_WEIGHT_SUFFIXES)
+
+
+def name_rule(name: str, shape: tuple[int, ...], dtype: torch.dtype = torch.float32,
+              description: str | None = None) -> str | None:
+    """The harness rule for a random input of this name, shape and dtype (None: plain random)."""
+    if not dtype.is_floating_point or dtype in _FP8 or "float4" in str(dtype):
+        return None
+    if _is_norm_weight(name):
         return "ones"
-    if n == "norm_bias" or (n.endswith("_bias") and n[: -len("_bias")].endswith("norm")):
+    if _is_norm_bias(name):
         return "zeros"
-    if "cos" in toks or "sin" in toks:  # cos, sin, cos_cached, rope_sin, ...
-        return "cos" if "cos" in toks else "sin"
-    if n in _STAT_NAMES or any(n.startswith(s + "_") or n.endswith("_" + s) for s in _STAT_NAMES):
+    if _is_causal_mask(name, shape, description):
+        return "causal_mask"
+    if _is_binary_mask(name, description):
+        return "binary_mask"
+    if name in _COS_NAMES:
+        return "cos"
+    if name in _SIN_NAMES:
+        return "sin"
+    if _is_positive(name):
         return "positive"
-    if rank >= 2 and (n == "weight" or n.endswith(("_weight", "_weights", "_proj", "_w"))
-                      or n.startswith(("w_", "weight_"))):
+    if name in _SSM_DECAY:
+        return {"A": "ssm_a", "A_log": "ssm_a_log", "A_cumsum": "ssm_a_cumsum", "g": "ssm_g"}[name]
+    if _is_softmax_output(name, description):
+        return "softmax"
+    if _is_weight_matrix(name, shape):
         return "fan_in"
     return None
 
 
-class _RoundState:
-    """Per-round shared randomness: cos and sin inputs of one shape come from the same angles."""
-
-    def __init__(self) -> None:
-        self.angles: dict[tuple[int, ...], torch.Tensor] = {}
-
-    def angle(self, shape: tuple[int, ...], device: torch.device) -> torch.Tensor:
-        if shape not in self.angles:
-            self.angles[shape] = torch.rand(shape, dtype=torch.float32, device=device) * (2 * math.pi)
-        return self.angles[shape]
-
-
 def make_tensor(spec_name: str, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device,
-                state: _RoundState | None = None) -> torch.Tensor:
-    state = state or _RoundState()
-    rule = name_rule(spec_name, len(shape))
-    if rule in ("mask", "causal_mask"):
-        if rule == "causal_mask":
-            m = torch.ones(shape[-2:], dtype=torch.bool, device=device).tril()
-            m = m.expand(shape).contiguous()
-        else:
-            m = torch.randint(0, 2, shape, dtype=torch.bool, device=device)
-        return m.to(dtype)
-    if not dtype.is_floating_point:
-        return rand_tensor(shape, dtype, device)
+                description: str | None = None) -> torch.Tensor:
+    """One random input as the harness makes it (its rule, else plain random)."""
+    rule = name_rule(spec_name, shape, dtype, description)
     if rule is None:
         return rand_tensor(shape, dtype, device)
     if rule == "ones":
         return torch.ones(shape, dtype=dtype, device=device)
     if rule == "zeros":
         return torch.zeros(shape, dtype=dtype, device=device)
-    if rule in ("cos", "sin"):
-        a = state.angle(shape, device)
-        return (torch.cos(a) if rule == "cos" else torch.sin(a)).to(dtype)
-    base = torch.randn(shape, dtype=torch.float32, device=device)
+    if rule == "causal_mask":  # additive: 0 on and below the diagonal, the dtype's min above
+        mask = torch.zeros(shape, dtype=dtype, device=device)
+        above = torch.triu(torch.ones(shape[-1], shape[-1], device=device), diagonal=1).bool()
+        mask[..., above] = torch.finfo(dtype).min
+        return mask
+    if rule == "binary_mask":
+        return torch.randint(0, 2, shape, device=device).to(dtype)
+    if rule in ("cos", "sin"):  # of an angle drawn for this tensor, randn clamped to +-pi
+        angle = torch.randn(shape, dtype=torch.float32, device=device).clamp_(-math.pi, math.pi)
+        return (torch.cos(angle) if rule == "cos" else torch.sin(angle)).to(dtype)
     if rule == "positive":
-        t = base.abs() + 0.1
-    elif rule == "softmax":
-        t = torch.softmax(base, dim=-1)
-    else:  # fan_in
-        t = base / math.sqrt(max(shape[-1], 1))
-    if dtype in _FP8:
-        t = t.clamp(-2.0, 2.0)
-    return t.to(dtype)
+        return torch.randn(shape, dtype=dtype, device=device).abs() + 0.1
+    if rule == "ssm_a_cumsum":
+        return torch.empty(shape, dtype=dtype, device=device).uniform_(-0.1, 0.0).cumsum(dim=-1)
+    if rule.startswith("ssm_"):
+        lo, hi = {"ssm_a_log": (-5.0, -1.0), "ssm_a": (-1.0, -0.001), "ssm_g": (-5.0, 0.0)}[rule]
+        return torch.empty(shape, dtype=dtype, device=device).uniform_(lo, hi)
+    if rule == "softmax":
+        return torch.softmax(torch.randn(shape, dtype=torch.float32, device=device), dim=-1).to(dtype)
+    # fan_in: a weight matrix, randn / sqrt(its last axis)
+    return torch.randn(shape, dtype=dtype, device=device) / math.sqrt(shape[-1])
 
 
 # --- the reference ------------------------------------------------------------------------------
@@ -228,7 +290,6 @@ def generate_inputs(defn: Definition, w: Workload, device: torch.device,
     axes = resolve_axes(defn, w.axes)
     if any(spec.get("type") == "custom" for spec in w.inputs.values()):
         return _custom_inputs(defn, w, axes, device, reference_ns)
-    state = _RoundState()
     values: list[Any] = []
     for spec in defn.inputs:
         desc = w.inputs[spec.name]
@@ -241,7 +302,10 @@ def generate_inputs(defn: Definition, w: Workload, device: torch.device,
             if shape is None:
                 values.append(random_scalar(dtype))
             else:
-                values.append(make_tensor(spec.name, shape, dtype, device, state))
+                t = make_tensor(spec.name, shape, dtype, device, spec.description)
+                if defn.op_type == "sampling" and spec.name == "probs":
+                    t = torch.softmax(t, dim=-1)  # the harness's one op_type rule
+                values.append(t)
         elif kind == "safetensors":
             if safetensors is None:
                 raise RuntimeError("safetensors inputs need a problem directory")

@@ -102,6 +102,7 @@ class TensorSpec:
     name: str
     shape: tuple[str, ...] | None  # None: a Python scalar
     dtype: str
+    description: str | None = None  # some input rules of the harness read it
 
 
 @dataclass
@@ -199,7 +200,8 @@ def _load_tensor_specs(path: Path, raw: Any, what: str, axes: dict[str, Axis]) -
     specs = []
     for name, spec in raw.items():
         _expect(isinstance(spec, dict), path, f"{what} '{name}' must be an object")
-        _optional_text(path, spec, "description", False, f"/{what}/{name[:80]}/")  # TensorSpec
+        description = _optional_text(path, spec, "description", False,
+                                     f"/{what}/{name[:80]}/")  # TensorSpec.description
         dtype = spec.get("dtype")
         _expect(dtype in DTYPES, path, f"{what} '{_short(name)}' has unknown dtype {_short(dtype)}")
         _expect("shape" in spec, path, f"{what} '{name}' needs a 'shape' (null for a scalar)")
@@ -211,7 +213,7 @@ def _load_tensor_specs(path: Path, raw: Any, what: str, axes: dict[str, Axis]) -
                 _expect(a.isdigit() or a in axes, path,
                         f"{what} '{_short(name)}': shape names undefined axis {_short(a)}")
             shape = tuple(shape)
-        specs.append(TensorSpec(name, shape, dtype))
+        specs.append(TensorSpec(name, shape, dtype, description))
     return specs
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -54,22 +55,56 @@ def test_random_scalar_is_a_python_number() -> None:
     assert type(gen.random_scalar(torch.bool)) is bool
 
 
-# --- name rules ---------------------------------------------------------------------------------
+# --- name rules: one test per rule of the harness's input generator ---------------------------
+# (SOL-ExecBench v1.0.2, core/bench/io.py: its heuristics for a `random` input, tried in order,
+# for floating dtypes other than FP8/FP4.)
 
 
-@pytest.mark.parametrize("name,rank,rule", [
-    ("norm_weight", 1, "ones"), ("input_layernorm_weight", 1, "ones"), ("q_norm_weight", 1, "ones"),
-    ("post_attention_layernorm_weight", 1, "ones"), ("norm_bias", 1, "zeros"),
-    ("ln_norm_bias", 1, "zeros"), ("cos", 2, "cos"), ("sin", 2, "sin"), ("cos_cached", 2, "cos"),
-    ("rope_sin", 2, "sin"), ("rstd", 1, "positive"), ("variance", 1, "positive"),
-    ("var_", 1, "positive"), ("std", 1, "positive"), ("weight", 2, "fan_in"),
-    ("up_proj", 2, "fan_in"), ("gate_weight", 2, "fan_in"), ("attn_weights", 3, "softmax"),
-    ("routing_weights", 2, "softmax"), ("causal_mask", 2, "causal_mask"),
-    ("attention_mask", 2, "mask"), ("weight", 1, None), ("hidden_states", 2, None),
-    ("residual", 3, None), ("bias", 1, None), ("x", 1, None),
+@pytest.mark.parametrize("name,shape,rule", [
+    # _is_norm_weight / _is_norm_bias: the exact names and the norm-prefixed suffixes
+    ("norm_weight", (8,), "ones"), ("input_layernorm_weight", (8,), "ones"),
+    ("q_norm_weight", (8,), "ones"), ("post_attention_layernorm_weight", (8,), "ones"),
+    ("norm2_weight", (8,), "ones"), ("norm_bias", (8,), "zeros"), ("ln_norm_bias", (8,), "zeros"),
+    # a plain `weight`, 1-D, matches none of the rules (the rmsnorm examples' weight is randn)
+    ("weight", (8,), None), ("weight_q", (48, 128), None), ("bias", (8,), None),
+    # _is_causal_attention_mask: attention_mask / causal_mask square in the last two axes
+    ("attention_mask", (2, 4, 4), "causal_mask"), ("causal_mask", (4, 4), "causal_mask"),
+    # _is_binary_mask: the listed names (attention_mask when not square)
+    ("attention_mask", (2, 4, 8), "binary_mask"), ("x_mask", (4, 8), "binary_mask"),
+    ("drop_mask", (8,), "binary_mask"), ("padding_mask", (4, 8), None),
+    ("key_padding_mask", (4, 8), None), ("attn_mask", (4, 4), None),
+    # _is_rope_cos_sin: six exact names only
+    ("cos", (16, 32), "cos"), ("sin_cached", (16, 32), "sin"), ("rope_cos", (16, 32), "cos"),
+    ("freqs_cos", (16, 32), None), ("cos_emb", (16, 32), None),
+    # _is_positive_tensor
+    ("rstd", (8,), "positive"), ("variance", (8,), "positive"), ("x_var", (8,), "positive"),
+    ("std2", (8,), "positive"), ("var_eps", (8,), None),
+    # _is_ssm_decay
+    ("A", (8,), "ssm_a"), ("A_log", (8,), "ssm_a_log"), ("A_cumsum", (4, 8), "ssm_a_cumsum"),
+    ("g", (8,), "ssm_g"),
+    # _is_softmax_output
+    ("attn_weights", (2, 8), "softmax"), ("attention_weights", (2, 8), "softmax"),
+    ("routing_weights", (2, 8), "softmax"), ("topk_routing_weights", (2, 8), "fan_in"),
+    # _is_weight_matrix: rank >= 2, `weight` or a weight suffix, digits stripped
+    ("weight", (64, 32), "fan_in"), ("up_proj", (64, 32), "fan_in"),
+    ("gate_weight", (64, 32), "fan_in"), ("weight2", (64, 32), "fan_in"),
+    ("hidden_states", (4, 8), None), ("x", (8,), None),
 ])
-def test_name_rule_table(name: str, rank: int, rule: str | None) -> None:
-    assert gen.name_rule(name, rank) == rule
+def test_name_rule_is_the_harness_rule(name: str, shape: tuple, rule: str | None) -> None:
+    assert gen.name_rule(name, shape) == rule
+
+
+def test_rules_read_the_description_where_the_harness_does() -> None:
+    assert gen.name_rule("m", (4, 4), description="A causal attention mask") == "causal_mask"
+    assert gen.name_rule("pad_mask", (4, 8), description="1.0 for valid tokens") == "binary_mask"
+    assert gen.name_rule("p", (4, 8), description="Output of a softmax") == "softmax"
+    assert gen.name_rule("pad_mask", (4, 8)) is None
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.bool, torch.float8_e4m3fn])
+def test_rules_apply_to_floating_dtypes_other_than_fp8_only(dtype: torch.dtype) -> None:
+    assert gen.name_rule("norm_weight", (8,), dtype) is None
+    assert gen.name_rule("attention_mask", (4, 4), dtype) is None
 
 
 def test_norm_weights_ones_and_norm_bias_zeros() -> None:
@@ -78,16 +113,40 @@ def test_norm_weights_ones_and_norm_bias_zeros() -> None:
     assert torch.equal(gen.make_tensor("ln_norm_bias", (8,), torch.float32, CPU), torch.zeros(8))
 
 
-def test_cos_and_sin_are_real_and_share_angles() -> None:
-    state = gen._RoundState()
-    c = gen.make_tensor("cos", (16, 32), torch.float32, CPU, state)
-    s = gen.make_tensor("sin", (16, 32), torch.float32, CPU, state)
-    assert torch.allclose(c * c + s * s, torch.ones(16, 32), atol=1e-5)
+def test_causal_mask_is_additive_zero_and_dtype_min() -> None:
+    m = gen.make_tensor("attention_mask", (2, 4, 4), torch.float32, CPU)
+    want = torch.zeros(4, 4).masked_fill(torch.ones(4, 4).triu(1).bool(),
+                                         torch.finfo(torch.float32).min)
+    assert torch.equal(m[1], want)
+
+
+def test_binary_mask_is_zero_one_in_the_dtype() -> None:
+    m = gen.make_tensor("x_mask", (64, 64), torch.bfloat16, CPU)
+    assert m.dtype == torch.bfloat16 and set(m.float().unique().tolist()) == {0.0, 1.0}
+
+
+def test_cos_and_sin_are_of_randn_clamped_to_pi() -> None:
+    c = gen.make_tensor("cos", (4096,), torch.float32, CPU)
+    s = gen.make_tensor("sin", (4096,), torch.float32, CPU)
+    assert float(c.min()) >= -1.0 and float(c.max()) <= 1.0
+    assert float(c.min()) >= math.cos(math.pi) - 1e-6 and float(c.mean()) > 0.3  # angles ~ N(0,1)
+    assert abs(float(s.mean())) < 0.1 and float(s.abs().max()) <= 1.0
 
 
 def test_statistics_are_positive() -> None:
     t = gen.make_tensor("rstd", (4096,), torch.float32, CPU)
     assert float(t.min()) >= 0.1
+
+
+def test_ssm_decays_are_uniform_in_their_ranges() -> None:
+    a = gen.make_tensor("A", (4096,), torch.float32, CPU)
+    assert -1.0 <= float(a.min()) and float(a.max()) <= -0.001
+    a_log = gen.make_tensor("A_log", (4096,), torch.float32, CPU)
+    assert -5.0 <= float(a_log.min()) and float(a_log.max()) <= -1.0
+    g = gen.make_tensor("g", (4096,), torch.float32, CPU)
+    assert -5.0 <= float(g.min()) and float(g.max()) <= 0.0
+    cs = gen.make_tensor("A_cumsum", (4, 64), torch.float32, CPU)
+    assert bool((cs[:, 1:] <= cs[:, :-1]).all())  # a cumulative sum of non-positive steps
 
 
 def test_weight_matrices_scaled_by_fan_in_but_plain_1d_weight_is_randn() -> None:
@@ -100,13 +159,6 @@ def test_weight_matrices_scaled_by_fan_in_but_plain_1d_weight_is_randn() -> None
 def test_softmax_weights_sum_to_one() -> None:
     t = gen.make_tensor("routing_weights", (8, 16), torch.float32, CPU)
     assert float(t.min()) >= 0 and torch.allclose(t.sum(-1), torch.ones(8))
-
-
-def test_masks() -> None:
-    c = gen.make_tensor("causal_mask", (2, 4, 4), torch.bool, CPU)
-    assert torch.equal(c[1], torch.ones(4, 4, dtype=torch.bool).tril())
-    m = gen.make_tensor("attn_mask", (64, 64), torch.float32, CPU)
-    assert set(m.unique().tolist()) == {0.0, 1.0}
 
 
 # --- axes -----------------------------------------------------------------------------------------
@@ -305,3 +357,20 @@ def test_mismatched_definition_name_is_a_bundle_error(tmp_path: Path, scale_bund
     (tmp_path / "solution.json").write_text(json.dumps(raw))
     with pytest.raises(BundleError, match="something_else"):
         load_bundle(tmp_path, scale_bundle)
+
+
+def test_sampling_probs_are_softmaxed_and_descriptions_reach_the_rules(tmp_path: Path) -> None:
+    """The harness's one op_type rule: for op_type "sampling", a random input named `probs`
+    is softmaxed over its last axis; a tensor's description feeds the mask rules."""
+    inputs = {"probs": {"shape": ["n", "n"], "dtype": "float32"},
+              "m": {"shape": ["n", "n"], "dtype": "float32", "description": "causal attention mask"}}
+    p = _defn(tmp_path, {"n": {"type": "var"}}, inputs=inputs,
+              reference="def run(probs, m):\n    return probs\n", op_type="sampling")
+    d = load_definition(p)
+    (tmp_path / "workload.jsonl").write_text(json.dumps(
+        {"uuid": "u", "axes": {"n": 8}, "inputs": {"probs": {"type": "random"},
+                                                   "m": {"type": "random"}}}) + "\n")
+    w = load_workloads(tmp_path / "workload.jsonl", d)[0]
+    probs, m = gen.generate_inputs(d, w, CPU)
+    assert torch.allclose(probs.sum(-1), torch.ones(8)) and float(probs.min()) >= 0
+    assert float(m[0, 1]) == torch.finfo(torch.float32).min and float(m[1, 0]) == 0.0
