@@ -31,6 +31,7 @@ def solgen(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("op", [
     "row_scale_per_row",        # s[rows] read in the column loop
     "per_head_rmsnorm",         # w[heads, head_dim] for rows [batch, seq, heads]
+    "per_head_scale_elementwise",  # the same weight in an elementwise (gated-family) map
     "leaky_relu_channel_bias",  # bias[C] of [B, C, H, W]: a middle row axis
     "absmax_scale_keepdim",     # a keepdim output scale[rows, 1]
     "dequant_keepdim_scale",    # a keepdim input scale[rows, 1]

@@ -9,8 +9,8 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
     j["name"] = t.name;
     j["dtype"] = ir::benchmark_name(t.dtype);
     if (t.role == ir::Role::Scalar) {
-        j["rank"] = nullptr;
-        j["shape"] = nullptr;
+        j["rank"] = t.zero_d ? nlohmann::json(0) : nlohmann::json();
+        j["shape"] = t.zero_d ? nlohmann::json::array() : nlohmann::json();
         return j;
     }
     j["rank"] = t.rank();
@@ -20,7 +20,7 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
         shape.push_back(d.scale == 1 ? axis : std::to_string(d.scale) + "*" + axis);
     }
     j["shape"] = shape;
-    static const char* roles[] = {"rows", "column", "per_row", "scalar"};
+    static const char* roles[] = {"rows", "column", "per_row", "scalar", "unread"};
     j["role"] = roles[static_cast<int>(t.role)];
     // The row axes it follows (all of them unless it is broadcast over some).
     nlohmann::json follows = nlohmann::json::array();

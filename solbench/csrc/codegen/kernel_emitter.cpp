@@ -64,6 +64,12 @@ const char* scalar_type_enum(DType t) {
         return "at::ScalarType::Float8_e4m3fn";
     case DType::Float8E5M2:
         return "at::ScalarType::Float8_e5m2";
+    case DType::Int32: // only unread inputs have these
+        return "at::ScalarType::Int";
+    case DType::Int64:
+        return "at::ScalarType::Long";
+    case DType::Bool:
+        return "at::ScalarType::Bool";
     default:
         return "at::ScalarType::Float";
     }
@@ -352,6 +358,11 @@ class Emitter {
     }
     Dim row_dim() const { return Dim{ir_.column_axis, 1}; }
     std::string row_start(const Tensor& t);
+    // A scalar input in kernel code: the float parameter, or a 0-d tensor's element.
+    std::string scalar_value(int input) const {
+        const std::string name = input_name(input);
+        return ir_.inputs[input].zero_d ? "to_float(" + name + "[0])" : name;
+    }
 
     // --- pieces ----------------------------------------------------------
     std::optional<EmitError> check_supported();
@@ -392,8 +403,9 @@ std::optional<EmitError> Emitter::check_supported() {
         for (const Tensor& t : *list) {
             if (t.role == Role::Scalar) {
                 if (list == &ir_.outputs) return EmitError{"output '" + t.name + "' is a scalar"};
-                continue;
+                if (!t.zero_d) continue;
             }
+            if (t.role == Role::Unread) continue; // checked on the host only
             if (!cuda_type(t.dtype))
                 return EmitError{"tensor '" + t.name + "' has dtype " +
                                  ir::benchmark_name(t.dtype) +
@@ -422,7 +434,8 @@ int Emitter::vector_width() const {
     int narrow = 4;
     for (const auto* list : {&ir_.inputs, &ir_.outputs})
         for (const Tensor& t : *list)
-            if (t.role != Role::Scalar) narrow = std::min(narrow, element_size(t.dtype));
+            if (t.role != Role::Scalar && t.role != Role::Unread)
+                narrow = std::min(narrow, element_size(t.dtype));
     return 16 / narrow;
 }
 
@@ -453,7 +466,7 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
         loads->insert({input, offset});
         return load_var(input, offset) + "[j]";
     };
-    n.scalar = [this](int input) { return input_name(input); };
+    n.scalar = [this](int input) { return scalar_value(input); };
     n.axis = [this](int axis) { return "static_cast<float>(" + kernel_axis(axis) + ")"; };
     n.reduction = [this](const ir::Node& node) {
         auto it = reduction_names_.find(&node);
@@ -768,8 +781,9 @@ json Emitter::gated_context() {
     flat_ = true;
     for (const auto* list : {&ir_.inputs, &ir_.outputs})
         for (const Tensor& t : *list)
-            if (t.role != Role::Scalar && (t.role != Role::Rows || !(t.shape.back() == row_dim())))
-                flat_ = false;
+            if (t.role != Role::Scalar && t.role != Role::Unread &&
+                (t.role != Role::Rows || ir::is_broadcast(t) || !(t.shape.back() == row_dim())))
+                flat_ = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && e->col_offset) return false;
         if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce) return false;
@@ -817,8 +831,8 @@ json Emitter::gated_context() {
         n.scalar = [&](int input) {
             std::string name = input_name(input);
             if (seen.insert(name).second) {
-                params.push_back({name, name});
-                tail_args.push_back({name, name});
+                params.push_back({name, scalar_value(input)});
+                tail_args.push_back({name, scalar_value(input)});
             }
             return name;
         };
@@ -904,7 +918,7 @@ std::vector<std::string> Emitter::vector_conditions() {
     std::vector<std::string> conds;
     std::set<std::string> dims;
     auto add_tensor = [&](const Tensor& t, const std::string& name) {
-        if (t.role == Role::Scalar || t.role == Role::PerRow) return;
+        if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread) return;
         conds.push_back("aligned16(" + name + ")");
         if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(t.shape.back()));
     };
@@ -926,7 +940,8 @@ std::vector<std::string> Emitter::kernel_params(bool with_types) {
     for (size_t i = 0; i < ir_.inputs.size(); ++i) {
         const Tensor& t = ir_.inputs[i];
         std::string name = input_name(static_cast<int>(i));
-        if (t.role == Role::Scalar) {
+        if (t.role == Role::Unread) continue; // the kernel never reads it
+        if (t.role == Role::Scalar && !t.zero_d) {
             out.push_back(with_types ? "float " + name : "static_cast<float>(" + name + ")");
             continue;
         }
@@ -956,7 +971,7 @@ std::string Emitter::run_signature() const {
     for (size_t i = 0; i < ir_.inputs.size(); ++i) {
         const Tensor& t = ir_.inputs[i];
         std::string name = input_name(static_cast<int>(i));
-        if (t.role != Role::Scalar) {
+        if (t.role != Role::Scalar || t.zero_d) {
             params.push_back("const at::Tensor& " + name);
         } else if (t.dtype == DType::Bool) {
             params.push_back("bool " + name);
@@ -1024,7 +1039,7 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
         }
     };
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
-        if (ir_.inputs[i].role != Role::Scalar)
+        if (ir_.inputs[i].role != Role::Scalar || ir_.inputs[i].zero_d)
             check_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
     if (options_.destination_passing)
         for (size_t i = 0; i < ir_.outputs.size(); ++i)
@@ -1119,7 +1134,7 @@ std::variant<std::string, EmitError> Emitter::run() {
         for (const char* t : {"float", "bfloat16", "half", "int8", "int16", "fp8_e4m3", "fp8_e5m2"})
             ctx[std::string(prefix) + t] = false;
         for (const Tensor& t : list) {
-            if (t.role == Role::Scalar) continue;
+            if ((t.role == Role::Scalar && !t.zero_d) || t.role == Role::Unread) continue;
             ctx[std::string(prefix) + header_dtype(t.dtype)] = true;
             fp8 = fp8 || t.dtype == DType::Float8E4M3 || t.dtype == DType::Float8E5M2;
         }

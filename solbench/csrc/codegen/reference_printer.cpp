@@ -92,6 +92,7 @@ class ReferencePrinter {
         bind_axes();
         for (size_t i = 0; i < op_.inputs.size(); ++i) {
             const auto& t = op_.inputs[i];
+            if (t.zero_d) body(t.name + " = float(" + t.name + ")  # a 0-d tensor");
             if (t.role != Role::Scalar) body("" + t.name + "_f = " + t.name + ".float()");
         }
         std::vector<std::string> results;

@@ -67,6 +67,7 @@ enum class Role {
     Column, // shape [column dim]: a vector broadcast over every row (a weight)
     PerRow, // shape [row axes...]: one value per row (a reduction's output, a per-row scale)
     Scalar, // no shape: a Python scalar argument
+    Unread, // an input the op never reads: only its shape and dtype are checked
 };
 // A Rows or PerRow tensor may follow only some of the row axes and be
 // broadcast over the others (a per-head weight [heads, head_dim] of rows
@@ -85,6 +86,9 @@ struct Tensor {
     // Rows/PerRow: the row axes it follows (positions in OpIR::row_axes, in
     // order) when it is broadcast over the others; empty: it follows them all.
     std::vector<int> row_subset;
+    // Scalar: passed as a 0-d tensor (a definition's `shape: []`) and read on
+    // the device, not as a Python number.
+    bool zero_d = false;
     int rank() const { return static_cast<int>(shape.size()); }
 };
 

@@ -338,8 +338,13 @@ class Binder {
                 bound.value_pos.push_back(
                     o < static_cast<int>(ir_.value_pos.size()) ? ir_.value_pos[o] : SourcePos{});
         }
-        for (size_t d = 0; d < in_order.size(); ++d)
+        for (size_t d = 0; d < in_order.size(); ++d) {
             check_tensor("input", d, bound.inputs[d], def_.inputs[d]);
+            // A `shape: []` input binds to a scalar parameter as a 0-d tensor.
+            const auto& shape = def_.inputs[d].shape;
+            bound.inputs[d].zero_d =
+                bound.inputs[d].role == Role::Scalar && shape && shape->empty();
+        }
         for (size_t d = 0; d < out_order.size(); ++d)
             check_tensor("output", d, bound.outputs[d], def_.outputs[d]);
         if (!errors_.empty()) return Failure{def_.path, errors_};
@@ -392,7 +397,9 @@ class Binder {
 
     void check_tensor(const char* kind, size_t i, const ir::Tensor& t, const TensorDef& d) {
         bool scalar = t.role == Role::Scalar;
-        bool rank_ok = scalar ? !d.shape : (d.shape && d.shape->size() == t.shape.size());
+        bool zero_d = d.shape && d.shape->empty(); // a 0-d tensor: a scalar of the op
+        bool rank_ok =
+            scalar ? (!d.shape || zero_d) : (d.shape && d.shape->size() == t.shape.size());
         bool dtype_ok = d.dtype == ir::benchmark_name(t.dtype);
         if (!rank_ok || !dtype_ok)
             errors_.push_back(Diagnostic({}, where(kind, i) + "the op has '" + t.name + "' " +

@@ -62,7 +62,7 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
         for (const auto& t : list) {
             nlohmann::ordered_json entry;
             if (t.role == Role::Scalar) {
-                entry["shape"] = nullptr;
+                entry["shape"] = t.zero_d ? nlohmann::ordered_json::array() : nullptr;
             } else {
                 entry["shape"] = nlohmann::ordered_json::array();
                 for (const auto& d : t.shape) {

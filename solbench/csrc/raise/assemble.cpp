@@ -199,7 +199,13 @@ ir::OpIR Raiser::assemble() {
 void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
                             const std::vector<int>& row_roots) const {
     const size_t rank = t.dims.size();
-    bool along_columns = t.column_read.value_or(rank == row_roots.size() + 1 || rank == 1);
+    // Never read: its axes are its own (a definition names them, and binding
+    // unifies them with the op's), and the kernel does not take it.
+    if (!t.column_read) {
+        x.role = ir::Role::Unread;
+        return;
+    }
+    bool along_columns = *t.column_read;
     std::vector<int> follows;
     for (size_t j = 0; j + (along_columns ? 1 : 0) < rank; ++j) {
         auto [root, scale] = resolve_axis(t.dims[j]);
