@@ -38,6 +38,8 @@ def solgen(*args: str) -> subprocess.CompletedProcess:
     "per_token_int8_quant",     # int8 codes and a keepdim fp32 scale
     "cast_fp32_to_fp8",         # FP8 E4M3 output
     "dequant_fp8_e5m2",         # FP8 E5M2 and int16 inputs
+    "leaky_relu_set_per_branch",  # one Set item per branch (issue 12)
+    "clamp_push_per_branch",    # one Push per branch of If / elif / Otherwise (issue 12)
 ])
 def test_op_passes_the_cpu_check(op: str, tmp_path: Path) -> None:
     bundle = tmp_path / "b"

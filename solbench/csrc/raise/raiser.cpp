@@ -429,15 +429,32 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
         exec_block(br.body);
         scopes_.pop_back();
         auto then_scopes = scopes_;
+        auto then_locals = locals_;
+        auto then_tensors = tensors_;
         scopes_ = saved_scopes;
+        locals_ = saved_locals;
+        tensors_ = saved_tensors;
         branch_from(i + 1);
-        // Content written under a data-dependent condition cannot be raised.
-        for (size_t k = 0; k < locals_.size() && k < saved_locals.size(); ++k)
-            if (locals_[k].content.has_value() != saved_locals[k].content.has_value())
-                refuse(s.pos, Rule::Unsupported, "a Push under a data-dependent If");
+        // A Push or Set item in each branch (r2 §4) is one write of select(cond, then, else);
+        // in one branch only it would leave the element unwritten.
+        auto merge = [&](const std::optional<Content>& before, const std::optional<Content>& then,
+                         std::optional<Content>& other, const char* what) {
+            bool in_then = then && !before, in_other = other && !before;
+            if (!in_then && !in_other) return;
+            if (in_then != in_other)
+                refuse(s.pos, Rule::Unsupported,
+                       std::string("a ") + what + " in one branch of a data-dependent If only");
+            if (then->row_loops != other->row_loops || then->col_loop != other->col_loop)
+                refuse(s.pos, Rule::Unsupported,
+                       std::string("the branches of a data-dependent If ") + what +
+                           " into different places");
+            other->value = ir::select(cond.e, then->value, other->value);
+            other->pos = then->pos;
+        };
+        for (size_t k = 0; k < saved_locals.size(); ++k)
+            merge(saved_locals[k].content, then_locals[k].content, locals_[k].content, "Push");
         for (size_t k = 0; k < tensors_.size(); ++k)
-            if (tensors_[k].stored.has_value() != saved_tensors[k].stored.has_value())
-                refuse(s.pos, Rule::Unsupported, "a store under a data-dependent If");
+            merge(saved_tensors[k].stored, then_tensors[k].stored, tensors_[k].stored, "store");
         // Merge: a variable the branches disagree on becomes select(cond, then, else).
         for (size_t d = 0; d < scopes_.size(); ++d)
             for (auto& [name, b] : scopes_[d]) {
