@@ -3,6 +3,7 @@
 // carried variables are then matched against the reduction forms.
 #include "raise/raiser.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -124,6 +125,88 @@ std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
     return std::nullopt;
 }
 
+bool mentions(const ast::Block& block, const std::string& name);
+
+// Whether an expression or statement names `name` anywhere (a read or a write).
+bool mentions(const ast::Expr* e, const std::string& name) {
+    if (!e) return false;
+    return std::visit(
+        [&](const auto& n) -> bool {
+            using T = std::decay_t<decltype(n)>;
+            if constexpr (std::is_same_v<T, ast::NameRef>)
+                return n.name == name;
+            else if constexpr (std::is_same_v<T, ast::ItemOf>)
+                return mentions(n.index.get(), name) || mentions(n.seq.get(), name);
+            else if constexpr (std::is_same_v<T, ast::LengthOf>)
+                return mentions(n.seq.get(), name);
+            else if constexpr (std::is_same_v<T, ast::Slice>)
+                return mentions(n.from.get(), name) || mentions(n.to.get(), name) ||
+                       mentions(n.seq.get(), name);
+            else if constexpr (std::is_same_v<T, ast::NewSeq>)
+                return mentions(n.capacity.get(), name);
+            else if constexpr (std::is_same_v<T, ast::Call>)
+                return std::any_of(n.args.begin(), n.args.end(),
+                                   [&](const ast::ExprPtr& a) { return mentions(a.get(), name); });
+            else if constexpr (std::is_same_v<T, ast::Cast> || std::is_same_v<T, ast::CopyOf> ||
+                               std::is_same_v<T, ast::Unary>)
+                return mentions(n.operand.get(), name);
+            else if constexpr (std::is_same_v<T, ast::Binary>)
+                return mentions(n.lhs.get(), name) || mentions(n.rhs.get(), name);
+            else
+                return false;
+        },
+        e->node);
+}
+
+bool mentions(const ast::Stmt& s, const std::string& name) {
+    return std::visit(
+        [&](const auto& n) -> bool {
+            using T = std::decay_t<decltype(n)>;
+            if constexpr (std::is_same_v<T, ast::Let>)
+                return n.name == name || mentions(n.value.get(), name);
+            else if constexpr (std::is_same_v<T, ast::SetVar>)
+                return n.name == name || mentions(n.value.get(), name);
+            else if constexpr (std::is_same_v<T, ast::SetItem>)
+                return mentions(n.seq.get(), name) || mentions(n.index.get(), name) ||
+                       mentions(n.value.get(), name);
+            else if constexpr (std::is_same_v<T, ast::Push>)
+                return mentions(n.value.get(), name) || mentions(n.seq.get(), name);
+            else if constexpr (std::is_same_v<T, ast::ForEach>)
+                return n.var == name || mentions(n.seq.get(), name) || mentions(n.body, name);
+            else if constexpr (std::is_same_v<T, ast::ForRange>)
+                return n.var == name || mentions(n.from.get(), name) ||
+                       mentions(n.to.get(), name) || mentions(n.body, name);
+            else if constexpr (std::is_same_v<T, ast::While>)
+                return mentions(n.cond.get(), name) || mentions(n.body, name);
+            else if constexpr (std::is_same_v<T, ast::If>) {
+                for (const auto& b : n.branches)
+                    if (mentions(b.cond.get(), name) || mentions(b.body, name)) return true;
+                return n.otherwise && mentions(*n.otherwise, name);
+            } else if constexpr (std::is_same_v<T, ast::Return>)
+                return mentions(n.value.get(), name);
+            else
+                return mentions(n.cond.get(), name);
+        },
+        s.node);
+}
+
+bool mentions(const ast::Block& block, const std::string& name) {
+    return std::any_of(block.begin(), block.end(),
+                       [&](const ast::Stmt& s) { return mentions(s, name); });
+}
+
+// A variable the row loop's body sets, at its top level, to a value that does
+// not read it, before any other statement names it: reset at the start of
+// every row, it is the row's own (logos-ops.md §7, r2).
+bool reset_per_row(const ast::Block& body, size_t end, const std::string& name) {
+    for (size_t i = 0; i < end; ++i) {
+        const auto* set = std::get_if<ast::SetVar>(&body[i].node);
+        if (set && set->name == name) return !mentions(set->value.get(), name);
+        if (mentions(body[i], name)) return false;
+    }
+    return false;
+}
+
 } // namespace
 
 LoopKind Raiser::classify(const ast::Block& body) const {
@@ -201,10 +284,28 @@ void Raiser::run_loop(const LoopSpec& spec) {
     } else if (Binding* c = lookup(spec.counter)) {
         c->value = IntVal{counter};
     }
+    // Accumulators declared before the row loop and reset in it are the row's
+    // own: a copy in the row's scope. After the loop the outer one holds the
+    // last row's value, which no row-parallel op can use.
+    std::vector<std::string> row_own;
+    if (loop.kind == LoopKind::Row)
+        for (const auto& [name, pos] : set_at)
+            if (Binding* b = lookup(name); b && std::holds_alternative<NumVal>(b->value) &&
+                                           reset_per_row(*spec.body, spec.body_end, name)) {
+                declare(name, b->value, true);
+                row_own.push_back(name);
+            }
     for (size_t i = 0; i < spec.body_end; ++i)
         exec((*spec.body)[i]);
     scopes_.pop_back();
     loop_stack_.pop_back();
+    for (const std::string& name : row_own)
+        if (Binding* b = lookup(name))
+            b->value = NumVal{ir::constant(0.0),
+                              refusal(set_at.at(name), Rule::CrossRow,
+                                      "'" + name +
+                                          "' is read after the loop over rows, where it holds "
+                                          "the last row's value")};
     if (!spec.counter.empty())
         if (Binding* c = lookup(spec.counter))
             c->value = IntVal{canon(spec.hi + Poly::constant(1))};
