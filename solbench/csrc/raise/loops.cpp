@@ -364,7 +364,12 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
                    "a reduction must run over a whole axis of the row");
         };
         ir::Expr result;
-        if (m->kind == ir::ReduceKind::Sum) {
+        if (m->kind == ir::ReduceKind::Sum && shift == 1 && !m->negated &&
+            matches_at_column(m->element, init.e, 0)) {
+            // Seeded with the first element, the loop from the second (r2 §7).
+            result = ir::reduce(ir::ReduceKind::Sum, m->element,
+                                full_dim(loop.extent + Poly::constant(shift)));
+        } else if (m->kind == ir::ReduceKind::Sum) {
             ir::Expr r = ir::reduce(ir::ReduceKind::Sum, m->element, full_dim(loop.extent));
             if (shift != 0) refuse(loop.pos, Rule::Unsupported, "a sum over part of the row");
             bool zero = init.e->op == ir::Op::Const && init.e->value == 0;
