@@ -75,9 +75,12 @@ nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shap
     };
     nlohmann::json j = nlohmann::json::object();
     for (size_t a = 0; a < op.axes.size(); ++a)
-        for (const ast::Param& p : fn.params)
-            if (p.name == op.axes[a].name && p.type.elem == ast::ElemType::Int && p.type.rank == 0)
-                j[p.name] = axis[a];
+        for (const ast::Param& p : fn.params) {
+            if (p.type.elem != ast::ElemType::Int || p.type.rank != 0) continue;
+            if (p.name == op.axes[a].name) j[p.name] = axis[a];
+            // `cols / 2` made cols two halves: the IR keeps the half axis.
+            if (p.name + "_half" == op.axes[a].name) j[p.name] = 2 * axis[a];
+        }
     for (const ast::Param& p : fn.params) {
         auto find = [&](const std::vector<ir::Tensor>& ts) -> const ir::Tensor* {
             for (const ir::Tensor& t : ts)

@@ -311,12 +311,17 @@ Value Raiser::eval(const ast::Expr& e) {
                         if (n.op == ast::BinaryOp::Div && k) {
                             if (auto q = a.divided_by(*k)) return IntVal{*q};
                             auto at = a.single_atom();
-                            if (at && at->kind == Atom::Axis &&
-                                !axes_[static_cast<size_t>(at->id)].value) {
-                                // n / 2 of an axis: n is 2 * (a new axis), exactly.
+                            const std::optional<int64_t> fixed =
+                                at && at->kind == Atom::Axis
+                                    ? axes_[static_cast<size_t>(at->id)].value
+                                    : std::nullopt;
+                            if (at && at->kind == Atom::Axis && (!fixed || *fixed % *k == 0)) {
+                                // n / 2 of an axis: n is 2 * (a new axis), exactly; of a
+                                // constant axis (a Check), the new axis is constant too.
                                 const AxisInfo& parent = axes_[static_cast<size_t>(at->id)];
                                 int half =
                                     new_axis(parent.name.empty() ? "" : parent.name + "_half");
+                                if (fixed) axes_[static_cast<size_t>(half)].value = *fixed / *k;
                                 axes_[static_cast<size_t>(at->id)].alias = std::pair{half, *k};
                                 return IntVal{Poly::atom({Atom::Axis, half})};
                             }
