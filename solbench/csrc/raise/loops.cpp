@@ -337,6 +337,17 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
             b->value = old;
             continue;
         }
+        if (!contains(now->e, ph.get())) {
+            // Overwritten at every column without reading its old value: an
+            // element temporary declared before the loop (r2 §7). After the
+            // loop it holds the last column's value, which is not row-parallel.
+            b->value = NumVal{ir::constant(0.0),
+                              refusal(pos, Rule::Scan,
+                                      "'" + name +
+                                          "' is read after its loop over the columns, where it "
+                                          "holds the last column's value")};
+            continue;
+        }
         auto m = match_update(now->e, ph);
         if (!m || contains(m->element, ph.get()))
             refuse(pos, Rule::Scan,
