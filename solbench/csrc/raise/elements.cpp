@@ -64,10 +64,23 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
                                              const Poly& index0, SourcePos pos) {
     Atom k{Atom::Loop, loop.id};
     auto [coef, rest] = index0.split_by(k);
+    // A reversed read of the whole row, (n - 1) - k: the reads of the loop
+    // visit every column once in the other order (r2 §7).
+    bool reversed = coef == Poly::constant(-1) && canon(rest + Poly::constant(1)) == loop.extent;
+    if (reversed) {
+        if (loop.shift && !loop.reversed)
+            refuse(pos, Rule::Unsupported, "reads of one loop in both directions along the row");
+        loop.reversed = true;
+        loop.shift = Poly::constant(0);
+        unify_dim(t.dims.back(), loop.extent, pos);
+        return std::nullopt;
+    }
     if (!(coef == Poly::constant(1)))
         refuse(pos, Rule::Unsupported,
-               "the column index must be the loop counter plus a constant (a strided or reversed "
-               "read is not row-parallel in solgen's families)");
+               "the column index must be the loop counter plus a constant (a strided read, or a "
+               "reversed one of part of the row, is not row-parallel in solgen's families)");
+    if (loop.reversed)
+        refuse(pos, Rule::Unsupported, "reads of one loop in both directions along the row");
     int64_t shift = rest.constant_term();
     Poly off = canon(rest - Poly::constant(shift));
     if (!loop.shift)
@@ -200,6 +213,9 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
                    "an output element must be stored at the loop counter's own column");
         if (loop->shift && loop->shift->constant_term() != 0)
             refuse(s.pos, Rule::Unsupported, "the output is a shifted copy of the input");
+        if (loop->reversed)
+            refuse(s.pos, Rule::Unsupported,
+                   "the output reads the input in reverse (a permutation of the row)");
         unify_dim(t.dims.back(), loop->extent, s.pos);
         c.col_loop = loop->id;
     }
@@ -260,6 +276,9 @@ Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos 
         if (col.shift && col.shift->constant_term() != 0)
             refuse(pos, Rule::Unsupported,
                    "the pushed row is a shifted copy of the input (starts at another column)");
+        if (col.reversed)
+            refuse(pos, Rule::Unsupported,
+                   "the pushed row reads the input in reverse (a permutation of the row)");
         take_rows(new_loops.size() - 1);
         c.col_loop = col.id;
     } else {

@@ -76,7 +76,10 @@ struct LoopInfo {
     Poly extent;
     SourcePos pos;
     std::optional<Poly> shift; // Column: the first read's column minus the counter
-    std::optional<int> axis;   // Row: the axis it runs over
+    // Column: the reads visit the row last column first (`item (n + 1 - j) of
+    // row`); a reduction may, an element-wise output may not (a permutation).
+    bool reversed = false;
+    std::optional<int> axis; // Row: the axis it runs over
 };
 
 // What one output receives: one value per iteration of a loop nest.
