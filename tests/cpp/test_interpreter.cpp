@@ -549,3 +549,30 @@ TEST(Interpreter, MutableOutputParameter) {
     json out = run(p, {{"x", {1, 2}}});
     expect_vector(out.at("out"), {2, 4});
 }
+
+// logos-ops.md §6 (r2): to an integer type, truncation toward zero; outside
+// the type's range, an error in the op, at the cast or at the store.
+TEST(Interpreter, NarrowIntegerCastsTruncateAndCheckTheRange) {
+    ast::Program p = parse_text("## To q (x: Seq of Float32) into (y: Seq of Int8):\n"
+                                "    Repeat for i from 1 to length of x:\n"
+                                "        Set item i of y to item i of x as Int8.\n");
+    json out = run(p, {{"x", Vec{2.9, -2.9, 127.0, -128.0}}, {"y", Vec(4, 0.0)}});
+    EXPECT_EQ(out.at("y"), json::parse("[2, -2, 127, -128]"));
+    RuntimeError e = runtime_error([&] { run(p, {{"x", Vec{200.0}}, {"y", Vec{0.0}}}); });
+    EXPECT_NE(std::string(e.what()).find("outside the range of Int8"), std::string::npos)
+        << e.what();
+    ast::Program store = parse_text("## To q (x: Seq of Int16) into (y: Seq of Int8):\n"
+                                    "    Repeat for i from 1 to length of x:\n"
+                                    "        Set item i of y to item i of x.\n");
+    RuntimeError s = runtime_error([&] { run(store, {{"x", Vec{300.0}}, {"y", Vec{0.0}}}); });
+    EXPECT_NE(std::string(s.what()).find("outside the range of Int8"), std::string::npos)
+        << s.what();
+}
+
+TEST(Interpreter, Float8StoresRound) {
+    ast::Program p = parse_text("## To f (x: Seq of Float32) into (y: Seq of Float8E4M3):\n"
+                                "    Repeat for i from 1 to length of x:\n"
+                                "        Set item i of y to item i of x.\n");
+    json out = run(p, {{"x", Vec{0.3, 464.0, -1000.0}}, {"y", Vec(3, 0.0)}});
+    expect_vector(out.at("y"), Vec{0.3125, 448.0, -448.0});
+}
