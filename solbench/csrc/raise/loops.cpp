@@ -218,6 +218,7 @@ LoopKind Raiser::classify(const ast::Block& body) const {
 void Raiser::run_loop(const LoopSpec& spec) {
     LoopInfo loop;
     loop.kind = classify(*spec.body);
+    if (spec.over_local && loop.kind == LoopKind::Row) loop.kind = LoopKind::Column;
     if (spec.over) {
         const TensorParam& t = tensors_[static_cast<size_t>(spec.over->tensor)];
         size_t remaining = t.dims.size() - spec.over->prefix.size();
@@ -279,6 +280,8 @@ void Raiser::run_loop(const LoopSpec& spec) {
     scopes_.emplace_back();
     if (spec.over) {
         declare(spec.var, read_item(spec.pos, Value{*spec.over}, IntVal{counter}), false);
+    } else if (spec.over_local) {
+        declare(spec.var, read_item(spec.pos, Value{*spec.over_local}, IntVal{counter}), false);
     } else if (!spec.var.empty()) {
         declare(spec.var, IntVal{counter}, false);
     } else if (Binding* c = lookup(spec.counter)) {

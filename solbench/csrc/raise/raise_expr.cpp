@@ -483,7 +483,28 @@ Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
            "a helper that ends without `Return`");
 }
 
+const Content& Raiser::row_buffer(const SeqVal& seq, SourcePos pos) const {
+    const LocalSeq& local = locals_[static_cast<size_t>(seq.local)];
+    if (!local.content)
+        refuse(pos, Rule::Scan,
+               "reads a local sequence before it is filled (each element from the ones before: "
+               "a scan)");
+    const Content& c = *local.content;
+    // One Push per column of the row it was declared in, read in that row.
+    bool same_row = c.col_loop && c.row_loops.empty() && local.depth <= loop_stack_.size();
+    for (size_t i = local.depth; same_row && i < loop_stack_.size(); ++i)
+        same_row = all_loops_[static_cast<size_t>(loop_stack_[i])].kind != LoopKind::Row;
+    if (!same_row)
+        refuse(pos, Rule::Unsupported,
+               "reads back a local sequence that is not a buffer of this row's columns");
+    return c;
+}
+
 IntVal Raiser::length_of(const Value& seq, SourcePos pos) {
+    if (const auto* local = std::get_if<SeqVal>(&seq)) {
+        const Content& c = row_buffer(*local, pos);
+        return IntVal{canon(all_loops_[static_cast<size_t>(*c.col_loop)].extent)};
+    }
     const auto* view = std::get_if<ViewVal>(&seq);
     if (!view) {
         if (std::holds_alternative<TextVal>(seq))
@@ -550,9 +571,22 @@ Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
         refuse(pos, Rule::DataDependentIndex,
                "the index is computed from tensor data, so which element is read depends on the "
                "data (a gather)");
-    if (std::holds_alternative<SeqVal>(seq))
-        refuse(pos, Rule::Unsupported,
-               "reads back a local sequence; compute the value again or keep it in a Let");
+    if (const auto* local = std::get_if<SeqVal>(&seq)) {
+        // A row buffer read back at the column of a later loop over the same
+        // columns is the value pushed there (r2 §7): the IR is column-relative.
+        const Content& c = row_buffer(*local, pos);
+        LoopInfo* loop = column_context();
+        Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
+        if (!loop || !(idx0 == Poly::atom({Atom::Loop, loop->id})) ||
+            !(canon(loop->extent) == canon(all_loops_[static_cast<size_t>(*c.col_loop)].extent)))
+            refuse(pos, Rule::Unsupported,
+                   "a row buffer is read back only at the column of a loop over all its columns");
+        if (loop->reversed || (loop->shift && loop->shift->constant_term() != 0))
+            refuse(pos, Rule::Unsupported,
+                   "a row buffer read by a loop that also reads at another column");
+        loop->shift = Poly::constant(0);
+        return NumVal{c.value, std::nullopt};
+    }
     const auto* view = std::get_if<ViewVal>(&seq);
     if (!view) refuse(pos, Rule::Unsupported, "`item ... of` needs a sequence");
     Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));

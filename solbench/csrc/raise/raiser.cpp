@@ -244,9 +244,8 @@ void Raiser::exec(const ast::Stmt& s) {
                 exec_return(s, n);
             else if constexpr (std::is_same_v<T, ast::ForEach>) {
                 Value over = eval(*n.seq);
-                if (!std::holds_alternative<ViewVal>(over))
-                    refuse(s.pos, Rule::Unsupported,
-                           "a for-each loop over a local sequence; loop over a tensor instead");
+                if (!std::holds_alternative<ViewVal>(over) && !std::holds_alternative<SeqVal>(over))
+                    refuse(s.pos, Rule::Unsupported, "a for-each loop needs a sequence");
                 LoopSpec spec;
                 spec.pos = s.pos;
                 spec.body = &n.body;
@@ -254,7 +253,10 @@ void Raiser::exec(const ast::Stmt& s) {
                 spec.lo = Poly::constant(1);
                 spec.hi = length_of(over, s.pos).p;
                 spec.var = n.var;
-                spec.over = std::get<ViewVal>(over);
+                if (auto* local = std::get_if<SeqVal>(&over))
+                    spec.over_local = *local;
+                else
+                    spec.over = std::get<ViewVal>(over);
                 run_loop(spec);
             } else if constexpr (std::is_same_v<T, ast::ForRange>) {
                 LoopSpec spec;

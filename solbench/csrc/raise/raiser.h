@@ -142,11 +142,12 @@ class Raiser {
     struct LoopSpec {
         SourcePos pos;
         const ast::Block* body = nullptr;
-        size_t body_end = 0;         // statements of body to run (a While drops its step)
-        Poly lo, hi;                 // the counter runs lo..hi inclusive
-        std::string var;             // the counter's name (a new binding), or
-        std::string counter;         // an existing mutable Int (While)
-        std::optional<ViewVal> over; // for-each over this view
+        size_t body_end = 0;              // statements of body to run (a While drops its step)
+        Poly lo, hi;                      // the counter runs lo..hi inclusive
+        std::string var;                  // the counter's name (a new binding), or
+        std::string counter;              // an existing mutable Int (While)
+        std::optional<ViewVal> over;      // for-each over this view
+        std::optional<SeqVal> over_local; // for-each over a row buffer (a local sequence)
     };
     void run_loop(const LoopSpec& spec);
     LoopKind classify(const ast::Block& body) const;
@@ -159,6 +160,8 @@ class Raiser {
     Value call_helper(const ast::Function& f, std::vector<Value> args, SourcePos pos);
     Value exec_helper_block(const ast::Block& block, size_t from);
     Value read_item(SourcePos pos, const Value& seq, const Value& index);
+    // A row buffer: a local sequence filled with one Push per column of this row.
+    const Content& row_buffer(const SeqVal& seq, SourcePos pos) const;
     Value element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos);
     IntVal length_of(const Value& seq, SourcePos pos);
     ViewVal slice_of(const Value& seq, const Value& from, const Value& to, SourcePos pos);
