@@ -39,7 +39,10 @@ ir::OpIR Raiser::assemble() {
             if (!a) refuse(o.content.pos, Rule::Unsupported, "the row length must be an axis");
             o.dims.push_back(a->id);
         }
-        if (static_cast<int>(o.dims.size()) != rt.rank)
+        // A flat `-> Seq of E` filled by one Push per element in row-major order
+        // is the row-major tensor of the loops' axes (r2 §7).
+        if (rt.rank == 1 && o.dims.size() > 1) o.flat = true;
+        if (static_cast<int>(o.dims.size()) != rt.rank && !o.flat)
             refuse(o.content.pos, Rule::Unsupported,
                    "the op returns rank " + std::to_string(rt.rank) + " but builds rank " +
                        std::to_string(o.dims.size()));
