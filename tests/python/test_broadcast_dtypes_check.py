@@ -45,6 +45,7 @@ def solgen(*args: str) -> subprocess.CompletedProcess:
     "temporary_before_column_loop",  # element temporaries declared before the loop (issue 12)
     "softmax_row_buffer",       # a row buffer read back by later loops of the row (issue 12)
     "silu_flat_push_output",    # a flat output filled by Push in row-major order (issue 12)
+    "row_max_keepdim_push",     # a keepdim output built by Push
     "sum_of_squares_first_seed",  # a sum seeded with the first element (issue 12)
 ])
 def test_op_passes_the_cpu_check(op: str, tmp_path: Path) -> None:

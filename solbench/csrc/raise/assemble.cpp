@@ -39,6 +39,11 @@ ir::OpIR Raiser::assemble() {
             if (!a) refuse(o.content.pos, Rule::Unsupported, "the row length must be an axis");
             o.dims.push_back(a->id);
         }
+        if (o.content.kept_unit) { // a keepdim output built by Push (r2 §7)
+            int unit = new_axis();
+            axes_[static_cast<size_t>(unit)].value = 1;
+            o.dims.push_back(unit);
+        }
         // A flat `-> Seq of E` filled by one Push per element in row-major order
         // is the row-major tensor of the loops' axes (r2 §7).
         if (rt.rank == 1 && o.dims.size() > 1) o.flat = true;

@@ -261,6 +261,9 @@ Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos 
                            z.content->row_loops.end());
         c.col_loop = z.content->col_loop;
         c.value = z.content->value;
+        // A sequence that received one Push outside any loop holds one element.
+        c.kept_unit =
+            z.content->kept_unit || (z.content->row_loops.empty() && !z.content->col_loop);
         return c;
     }
     if (std::holds_alternative<ViewVal>(v))

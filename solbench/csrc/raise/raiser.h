@@ -88,6 +88,8 @@ struct Content {
     std::optional<int> col_loop; // loop id of the column loop, if per element
     ir::Expr value;
     SourcePos pos;
+    // One value per row pushed as a sequence of one element: a kept axis of 1.
+    bool kept_unit = false;
 };
 
 struct TensorParam {
