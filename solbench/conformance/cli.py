@@ -66,13 +66,23 @@ def _fmt_err(v: float | str | None) -> str:
     return f"{v:.3g}"
 
 
+def _fmt_margin(w: dict[str, Any]) -> str:
+    """A pass's margin: "12x", "inf" (exact), with ", borderline" under 2x."""
+    m = w.get("margin")
+    if m is None:
+        return "-"
+    text = "inf" if isinstance(m, str) or math.isinf(m) else f"{m:.3g}x"
+    return text + (", borderline" if w.get("borderline") else "")
+
+
 def format_table(summary: dict[str, Any]) -> str:
-    header = ("workload", "axes", "status", "max_abs", "max_rel", "time_s")
+    header = ("workload", "axes", "status", "max_abs", "max_rel", "margin", "time_s")
     rows = [header]
     for w in summary["workloads"]:
         axes = ",".join(f"{k}={v}" for k, v in w["axes"].items()) or "-"
         rows.append((w["uuid"][:8], axes, w["status"], _fmt_err(w["max_absolute_error"]),
-                     _fmt_err(w["max_relative_error"]), f"{w['seconds']:.2f}"))
+                     _fmt_err(w["max_relative_error"]), _fmt_margin(w),
+                     f"{w['seconds']:.2f}"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items()))

@@ -33,10 +33,27 @@ class Comparison:
     matched_ratio: float = 1.0
     has_nan: bool = False
     has_inf: bool = False
+    # The worst element's error as a fraction of its bound (atol + rtol * |ref|).
+    error_fraction: float = 0.0
 
     @property
     def passed(self) -> bool:
         return self.status is Status.PASSED
+
+
+def pass_margin(error_fraction: float, matched_ratio: float, required_ratio: float) -> float:
+    """How far a pass is from failing, as a factor (solbench's own figure; the harness has none).
+
+    With every element inside its bound: 1 / the worst element's fraction of its bound (the
+    error could grow that many times and still pass). With some elements outside (the matched
+    ratio allows them): how many times more elements could fail before the ratio does.
+    """
+    if matched_ratio >= 1.0:
+        return math.inf if error_fraction <= 0 else 1.0 / error_fraction
+    return (1.0 - required_ratio) / (1.0 - matched_ratio)
+
+
+BORDERLINE = 2.0  # a pass with a margin under this is reported as borderline
 
 
 def compare_output(name: str, sol: Any, ref: torch.Tensor, tol: Tolerance,
@@ -91,6 +108,9 @@ def compare_values(name: str, x: torch.Tensor, y: torch.Tensor, tol: Tolerance) 
                           f"output '{name}' is all zeros but the reference is not",
                           max_abs, max_rel, 0.0)
     bound = tol.max_atol + tol.max_rtol * y_abs
+    fraction = torch.where(excused | (abs_err == 0), torch.zeros_like(abs_err),
+                           abs_err / bound.clamp(min=torch.finfo(torch.float32).tiny))
+    error_fraction = float(fraction.max())
     matched = int(((abs_err <= bound) | excused).sum())
     ratio = matched / n
     if ratio < tol.required_matched_ratio:
@@ -103,7 +123,7 @@ def compare_values(name: str, x: torch.Tensor, y: torch.Tensor, tol: Tolerance) 
         return Comparison(Status.INCORRECT_NUMERICAL,
                           f"output '{name}': max abs error {max_abs:.6g} exceeds the cap "
                           f"{tol.max_error_cap}", max_abs, max_rel, ratio)
-    return Comparison(Status.PASSED, "", max_abs, max_rel, ratio)
+    return Comparison(Status.PASSED, "", max_abs, max_rel, ratio, error_fraction=error_fraction)
 
 
 def compare_outputs(sol_outputs: list[Any], ref_outputs: list[torch.Tensor], names: list[str],
@@ -117,6 +137,7 @@ def compare_outputs(sol_outputs: list[Any], ref_outputs: list[torch.Tensor], nam
         total.has_nan |= c.has_nan
         total.has_inf |= c.has_inf
         total.matched_ratio = min(total.matched_ratio, c.matched_ratio)
+        total.error_fraction = max(total.error_fraction, c.error_fraction)
         if not c.passed:
             if math.isfinite(c.max_absolute_error):  # keep NaN/Inf markers as they are
                 c.max_absolute_error = total.max_absolute_error

@@ -12,7 +12,7 @@ from . import backends
 from .backends import Backend
 from .isolation import WorkerJob, run_worker
 from .problem import Bundle, load_bundle, resolve_axes, shape_of, workload_elements
-from .rules import Comparison, Status
+from .rules import BORDERLINE, Comparison, Status
 from .trace import Correctness, Evaluation, Performance, _json_float, environment, make_trace
 
 DEFAULT_ROUNDS = 10
@@ -33,21 +33,24 @@ class WorkloadResult:
     correctness: Correctness | None = None
     performance: Performance | None = None
     compute_seconds: float = 0.0
+    margin: float | None = None  # a pass's distance from failing (rules.pass_margin)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status, "log": self.log, "compute_seconds": self.compute_seconds,
             "correctness": None if self.correctness is None else vars(self.correctness),
             "performance": None if self.performance is None else vars(self.performance),
+            "margin": None if self.margin is None else _json_float(self.margin),
         }
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> "WorkloadResult":
-        c, p = d.get("correctness"), d.get("performance")
+        c, p, m = d.get("correctness"), d.get("performance"), d.get("margin")
         return WorkloadResult(d["status"], d.get("log", ""),
                               None if c is None else Correctness(**c),
                               None if p is None else Performance(**p),
-                              float(d.get("compute_seconds", 0.0)))
+                              float(d.get("compute_seconds", 0.0)),
+                              None if m is None else float(m))
 
 
 def _short_exc(e: BaseException) -> str:
@@ -63,7 +66,7 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
 
     from .inputs import (SEED, ReferenceError, SafetensorsCache, generate_inputs, load_reference,
                          normalize_outputs, torch_dtype)
-    from .rules import compare_outputs
+    from .rules import compare_outputs, pass_margin
 
     torch.manual_seed(SEED)
     defn, sol = bundle.definition, bundle.solution
@@ -116,6 +119,8 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
         c = compare_outputs(sol_out, ref_out, names, w.tolerance, r)
         worst.max_absolute_error = max(worst.max_absolute_error, c.max_absolute_error)
         worst.max_relative_error = max(worst.max_relative_error, c.max_relative_error)
+        worst.error_fraction = max(worst.error_fraction, c.error_fraction)
+        worst.matched_ratio = min(worst.matched_ratio, c.matched_ratio)
         if not c.passed:
             corr = Correctness(c.max_absolute_error, c.max_relative_error, c.has_nan, c.has_inf)
             if c.status in (Status.INCORRECT_SHAPE, Status.INCORRECT_DTYPE, Status.REWARD_HACK):
@@ -132,7 +137,9 @@ def evaluate_workload(bundle: Bundle, workload_index: int, plan: backends.BuildP
                             out_specs, backend, dev)
         except Exception as e:  # noqa: BLE001 - a fault while timing is a runtime error
             return WorkloadResult(Status.RUNTIME_ERROR.value, f"timing: {_short_exc(e)}", corr)
-    return WorkloadResult(Status.PASSED.value, log, corr, perf, compute)
+    margin = pass_margin(worst.error_fraction, worst.matched_ratio,
+                         w.tolerance.required_matched_ratio)
+    return WorkloadResult(Status.PASSED.value, log, corr, perf, compute, margin)
 
 
 def _measure(fn: Any, ref_fn: Any, inputs: list[Any], ref_out: list[Any], dps: bool,
@@ -185,6 +192,7 @@ class Row:
     max_relative_error: float | None
     seconds: float
     log: str = ""
+    margin: float | None = None
 
 
 @dataclass
@@ -221,6 +229,8 @@ class CheckReport:
                  "max_absolute_error": _opt_float(r.max_absolute_error),
                  "max_relative_error": _opt_float(r.max_relative_error),
                  "seconds": round(r.seconds, 3),
+                 "margin": _opt_float(r.margin),
+                 "borderline": r.margin is not None and r.margin < BORDERLINE,
                  "log": r.log}
                 for r in self.rows
             ],
@@ -345,7 +355,8 @@ def run_check(opts: CheckOptions, progress: Progress | None = None) -> CheckRepo
         c = res.correctness
         report.rows.append(Row(w.uuid, w.axes, res.status,
                                None if c is None else c.max_absolute_error,
-                               None if c is None else c.max_relative_error, wall, res.log))
+                               None if c is None else c.max_relative_error, wall, res.log,
+                               res.margin))
         if progress:
             progress(done, len(order), w.uuid, res.status)
     return report

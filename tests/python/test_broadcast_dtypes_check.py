@@ -75,3 +75,22 @@ def test_broadcast_workloads_exercise_the_middle_row_axes(tmp_path: Path) -> Non
     lines = (bundle / "workload.jsonl").read_text().splitlines()
     middle = [json.loads(line)["axes"]["dim1"] for line in lines]
     assert middle[1:] and all(v == 3 for v in middle[1:]), middle
+
+
+def _check(bundle: Path) -> dict:
+    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
+                        "--workloads", "2", "--no-timing", "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
+    return json.loads(p.stdout)
+
+
+def test_a_pass_says_its_margin_and_borderline_passes_are_flagged() -> None:
+    """issue 17: fp32 row sums at atol = rtol = 1e-5 pass within 2x of their bound
+    (borderline); bf16 RMSNorm at its bf16 tolerance passes with a wide margin."""
+    tight = _check(ROOT / "submissions" / "row_sum")["workloads"]
+    assert all(w["status"] == "PASSED" and w["borderline"] for w in tight), tight
+    assert all(1.0 <= w["margin"] < 2.0 for w in tight)
+    wide = _check(ROOT / "submissions" / "rmsnorm")["workloads"]
+    assert all(not w["borderline"] for w in wide), wide
+    assert all(w["margin"] == "Infinity" or w["margin"] > 4.0 for w in wide)

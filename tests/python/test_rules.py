@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from solbench.conformance.problem import Tolerance
-from solbench.conformance.rules import Status, compare_output, compare_outputs, compare_values
+from solbench.conformance.rules import (BORDERLINE, Status, compare_output, compare_outputs,
+                                       compare_values, pass_margin)
 
 # Powers of two keep the tolerance arithmetic exact in float32.
 TOL = Tolerance(max_atol=0.25, max_rtol=0.5, required_matched_ratio=1.0)
@@ -159,3 +160,23 @@ def test_status_names_are_the_harness_names(status: Status) -> None:
     assert status.name in ("PASSED INCORRECT_SHAPE INCORRECT_NUMERICAL INCORRECT_DTYPE "
                            "RUNTIME_ERROR COMPILE_ERROR TIMEOUT REWARD_HACK "
                            "INVALID_REFERENCE").split()
+
+
+# --- the margin of a pass (issue 17; solbench's own figure, the harness reports none) ------------
+
+
+def test_error_fraction_is_the_worst_element_against_its_own_bound() -> None:
+    # bounds 0.25 + 0.5 * |y|: 1.25 for y = 2, 0.75 for y = 1; errors 0.625 and 0.5
+    c = compare_values("y", f32(2.625, 1.5), f32(2.0, 1.0), TOL)
+    assert c.passed and c.error_fraction == pytest.approx(0.5 / 0.75)
+    assert compare_values("y", f32(2.0), f32(2.0), TOL).error_fraction == 0.0
+    assert compare_values("y", f32(3.25), f32(2.0), TOL).error_fraction == 1.0  # at the bound
+
+
+def test_margin_of_a_pass() -> None:
+    assert pass_margin(0.0, 1.0, 0.99) == math.inf          # exact
+    assert pass_margin(0.125, 1.0, 0.99) == 8.0             # the error could grow 8x
+    assert pass_margin(0.75, 1.0, 0.99) < BORDERLINE        # within 2x of failing
+    # 0.5% of the elements outside their bound, 1% allowed: twice as many could fail
+    assert pass_margin(3.0, 0.995, 0.99) == pytest.approx(2.0)
+    assert pass_margin(3.0, 0.999, 0.99) == pytest.approx(10.0)
