@@ -62,23 +62,14 @@ def _strip_digits(name: str) -> str:
     return name.rstrip("0123456789")
 
 
-def _is_norm_weight(name: str) -> bool:
-    """`norm_weight`, or `<...norm>_weight` / `<...layernorm>_weight`, digits before `_weight` allowed."""
-    if name == "norm_weight":
+def _is_norm_param(name: str, kind: str) -> bool:
+    """`norm_<kind>`, or `<...norm>_<kind>` / `<...layernorm>_<kind>`, digits before `_<kind>`
+    allowed (kind: weight or bias)."""
+    if name == f"norm_{kind}":
         return True
-    if not name.endswith("_weight"):
+    if not name.endswith(f"_{kind}"):
         return False
-    prefix = name[: -len("_weight")]
-    return prefix.endswith(("_norm", "_layernorm", "layernorm")) or \
-        _strip_digits(prefix).endswith(("norm", "layernorm"))
-
-
-def _is_norm_bias(name: str) -> bool:
-    if name == "norm_bias":
-        return True
-    if not name.endswith("_bias"):
-        return False
-    prefix = name[: -len("_bias")]
+    prefix = name[: -len(kind) - 1]
     return prefix.endswith(("_norm", "_layernorm", "layernorm")) or \
         _strip_digits(prefix).endswith(("norm", "layernorm"))
 
@@ -137,9 +128,9 @@ def name_rule(name: str, shape: tuple[int, ...], dtype: torch.dtype = torch.floa
     """The harness rule for a random input of this name, shape and dtype (None: plain random)."""
     if not dtype.is_floating_point or dtype in _FP8 or "float4" in str(dtype):
         return None
-    if _is_norm_weight(name):
+    if _is_norm_param(name, "weight"):
         return "ones"
-    if _is_norm_bias(name):
+    if _is_norm_param(name, "bias"):
         return "zeros"
     if _is_causal_mask(name, shape, description):
         return "causal_mask"

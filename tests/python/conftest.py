@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,3 +37,22 @@ def cuda_host_missing_reason() -> str | None:
     if not hasattr(ch, "load_cpu_extension"):
         return "solbench.cuda_host has no load_cpu_extension yet"
     return None
+
+
+def solgen(*args: str, timeout: float = 60) -> "subprocess.CompletedProcess[str]":
+    """The native solgen: $SOLGEN, else the one on PATH, else build/solgen."""
+    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(REPO / "build" / "solgen")
+    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def cpu_check(bundle: Path, *extra: str, workloads: int = 2) -> dict:
+    """`solgen check BUNDLE --device cpu` on the smallest workloads; its JSON summary.
+
+    Fails the calling test unless the check exits OK."""
+    from solbench.exit_codes import Exit
+
+    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), *extra,
+                        "--device", "cpu", "--workloads", str(workloads), "--no-timing", "--json"],
+                       capture_output=True, text=True, cwd=REPO, timeout=1800)
+    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
+    return json.loads(p.stdout)

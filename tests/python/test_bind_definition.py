@@ -10,10 +10,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import cpu_check
 
 ROOT = Path(__file__).resolve().parents[2]
 OP = ROOT / "examples" / "rmsnorm.lg"
@@ -107,6 +107,18 @@ def test_one_axis_name_for_two_axes_is_checked_when_the_kernel_runs(tmp_path: Pa
                 torch.empty(8, 4, dtype=torch.bfloat16))
 
 
+def _bind_alone(tmp_path: Path, op: Path, definition: dict) -> tuple[Path, Path]:
+    """Writes `definition` to a directory of its own (no workloads beside it: solgen makes
+    them) and binds `op` to it; returns the definition's path and the bundle."""
+    path = tmp_path / "def" / "definition.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(definition))
+    out = tmp_path / "b"
+    p = solgen(str(op), "--definition", str(path), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return path, out
+
+
 def test_zero_d_input_binds_to_a_scalar_parameter(tmp_path: Path) -> None:
     """A definition's `shape: []` input (a 0-d tensor, as the harness passes it) binds to a
     scalar parameter of the op (logos-ops.md §6, r2): run() takes a tensor, the kernel reads
@@ -119,24 +131,15 @@ def test_zero_d_input_binds_to_a_scalar_parameter(tmp_path: Path) -> None:
                    "alpha": {"shape": [], "dtype": "float32"}},
         "outputs": {"output": {"shape": ["M", "N"], "dtype": "float32"}},
         "reference": "def run(x, y, alpha):\n    return x + alpha * y\n"}
-    path = tmp_path / "def" / "definition.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps(definition))
-    out = tmp_path / "b"
     op = ROOT / "tests" / "ops" / "accept" / "scaled_add.lg"
-    p = solgen(str(op), "--definition", str(path), "--out", str(out))
-    assert p.returncode == 0, p.stderr
+    path, out = _bind_alone(tmp_path, op, definition)
     kernel = (out / "kernel.cu").read_text()
     assert "const at::Tensor& alpha" in kernel and "to_float(alpha[0])" in kernel
     assert "alpha.dim() == 0" in kernel
     assert json.loads((out / "definition.json").read_text())["inputs"]["alpha"]["shape"] == []
     for line in (out / "workload.jsonl").read_text().splitlines():
         assert json.loads(line)["inputs"]["alpha"] == {"type": "random"}
-    c = subprocess.run([sys.executable, "-m", "solbench", "check", str(out), "--device", "cpu",
-                        "--workloads", "2", "--no-timing", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
-    assert c.returncode == 0, c.stdout[-2000:] + c.stderr[-2000:]
-    assert [w["status"] for w in json.loads(c.stdout)["workloads"]] == ["PASSED", "PASSED"]
+    assert [w["status"] for w in cpu_check(out)["workloads"]] == ["PASSED", "PASSED"]
     # A 0-d definition input cannot bind to a tensor parameter.
     definition["inputs"]["y"]["shape"] = []
     path.write_text(json.dumps(definition))
@@ -155,19 +158,11 @@ def test_unread_input_takes_the_definition_axes(tmp_path: Path) -> None:
                    "mask": {"shape": ["M", "N"], "dtype": "float32"}},
         "outputs": {"output": {"shape": ["M", "N"], "dtype": "float32"}},
         "reference": "def run(x, mask):\n    return x * 2.0\n"}
-    path = tmp_path / "def" / "definition.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps(definition))
-    out = tmp_path / "b"
     op = ROOT / "tests" / "ops" / "accept" / "unread_input.lg"
-    p = solgen(str(op), "--definition", str(path), "--out", str(out))
-    assert p.returncode == 0, p.stderr
+    _, out = _bind_alone(tmp_path, op, definition)
     kernel = (out / "kernel.cu").read_text()
     assert "mask.scalar_type() == at::ScalarType::Float" in kernel
     assert re.search(r"TORCH_CHECK\(\w+ == \w+, \"\w+ must equal M", kernel)
     params = re.search(r"_kernel\(([^)]*)\)", kernel).group(1)
     assert "mask" not in params, params  # not a kernel parameter
-    c = subprocess.run([sys.executable, "-m", "solbench", "check", str(out), "--device", "cpu",
-                        "--workloads", "2", "--no-timing", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
-    assert c.returncode == 0, c.stdout[-2000:] + c.stderr[-2000:]
+    cpu_check(out)

@@ -9,23 +9,15 @@ workloads are 3, so a wrong row offset reads the wrong head or channel."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import cpu_check, solgen
 
 from solbench.exit_codes import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
 OPS = ROOT / "tests" / "ops" / "accept"
-
-
-def solgen(*args: str) -> subprocess.CompletedProcess:
-    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
-    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize("op", [
@@ -52,11 +44,7 @@ def test_op_passes_the_cpu_check(op: str, tmp_path: Path) -> None:
     bundle = tmp_path / "b"
     g = solgen(str(OPS / f"{op}.lg"), "--out", str(bundle))
     assert g.returncode == Exit.OK, g.stderr
-    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
-                        "--workloads", "2", "--no-timing", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
-    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
-    summary = json.loads(p.stdout)
+    summary = cpu_check(bundle)
     assert [w["status"] for w in summary["workloads"]] == ["PASSED", "PASSED"]
 
 
@@ -77,20 +65,12 @@ def test_broadcast_workloads_exercise_the_middle_row_axes(tmp_path: Path) -> Non
     assert middle[1:] and all(v == 3 for v in middle[1:]), middle
 
 
-def _check(bundle: Path) -> dict:
-    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
-                        "--workloads", "2", "--no-timing", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
-    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
-    return json.loads(p.stdout)
-
-
 def test_a_pass_says_its_margin_and_borderline_passes_are_flagged() -> None:
     """issue 17: fp32 row sums at atol = rtol = 1e-5 pass within 2x of their bound
     (borderline); bf16 RMSNorm at its bf16 tolerance passes with a wide margin."""
-    tight = _check(ROOT / "submissions" / "row_sum")["workloads"]
+    tight = cpu_check(ROOT / "submissions" / "row_sum")["workloads"]
     assert all(w["status"] == "PASSED" and w["borderline"] for w in tight), tight
     assert all(1.0 <= w["margin"] < 2.0 for w in tight)
-    wide = _check(ROOT / "submissions" / "rmsnorm")["workloads"]
+    wide = cpu_check(ROOT / "submissions" / "rmsnorm")["workloads"]
     assert all(not w["borderline"] for w in wide), wide
     assert all(w["margin"] == "Infinity" or w["margin"] > 4.0 for w in wide)

@@ -8,24 +8,15 @@ and in torch, fails here."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import cpu_check, solgen
 
 from solbench.exit_codes import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
-
-
-def solgen(*args: str) -> subprocess.CompletedProcess:
-    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
-    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize("program,op", [
@@ -40,9 +31,5 @@ def test_program_op_passes_the_cpu_check(program: str, op: str | None, tmp_path:
     args = [str(TESTS / program), "--out", str(bundle)] + (["--op", op] if op else [])
     g = solgen(*args)
     assert g.returncode == Exit.OK, g.stderr
-    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
-                        "--workloads", "2", "--no-timing", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=1800)
-    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
-    summary = json.loads(p.stdout)
+    summary = cpu_check(bundle)
     assert [w["status"] for w in summary["workloads"]] == ["PASSED", "PASSED"]

@@ -8,13 +8,11 @@ nothing written."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import cpu_check, solgen
 
 from solbench.exit_codes import Exit
 
@@ -23,9 +21,11 @@ REAL = ROOT / "tests" / "problems" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text())["problems"]
 
 
-def solgen(*args: str) -> subprocess.CompletedProcess:
-    exe = os.environ.get("SOLGEN") or shutil.which("solgen") or str(ROOT / "build" / "solgen")
-    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
+def bind(name: str, out: Path) -> "subprocess.CompletedProcess[str]":
+    """solgen op.lg --definition definition.json --out OUT, for the problem NAME."""
+    problem = REAL / name
+    return solgen(str(problem / "op.lg"), "--definition", str(problem / "definition.json"),
+                  "--out", str(out))
 
 
 def test_every_directory_is_in_the_manifest() -> None:
@@ -37,28 +37,21 @@ def test_every_directory_is_in_the_manifest() -> None:
 def test_binds_unchanged_and_passes_the_cpu_check(name: str, tmp_path: Path) -> None:
     problem = REAL / name
     bundle = tmp_path / "s"
-    g = solgen(str(problem / "op.lg"), "--definition", str(problem / "definition.json"),
-               "--out", str(bundle))
+    g = bind(name, bundle)
     assert g.returncode == Exit.OK, g.stderr
     definition = json.loads((problem / "definition.json").read_text())
     solution = json.loads((bundle / "solution.json").read_text())
     assert solution["definition"] == definition["name"]
     explain = json.loads(solgen("explain", "--json", str(problem / "op.lg")).stdout)
     assert explain["family"] == MANIFEST[name]["family"]
-    p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), "--problem",
-                        str(problem), "--device", "cpu", "--workloads", "2", "--no-timing",
-                        "--json"], capture_output=True, text=True, cwd=ROOT, timeout=1800)
-    assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
-    summary = json.loads(p.stdout)
+    summary = cpu_check(bundle, "--problem", str(problem))
     assert [w["status"] for w in summary["workloads"]] == ["PASSED", "PASSED"]
 
 
 @pytest.mark.parametrize("name", sorted(n for n, e in MANIFEST.items() if e["expect"] == "refused"))
 def test_out_of_family_is_refused_with_the_rule(name: str, tmp_path: Path) -> None:
-    problem = REAL / name
     bundle = tmp_path / "s"
-    g = solgen(str(problem / "op.lg"), "--definition", str(problem / "definition.json"),
-               "--out", str(bundle))
+    g = bind(name, bundle)
     assert g.returncode == Exit.REJECTED, g.stderr
     want = MANIFEST[name]
     assert f"op.lg:{want['line']}:" in g.stderr and f"refused ({want['rule']})" in g.stderr, g.stderr

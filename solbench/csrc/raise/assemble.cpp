@@ -233,10 +233,8 @@ void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
                        " is none of the outputs' row axes (nor a kept axis of 1)");
         }
     }
-    if (along_columns)
-        x.role = follows.size() == row_roots.size() ? ir::Role::Rows
-                 : follows.empty()                  ? ir::Role::Column
-                                                    : ir::Role::Rows;
+    if (along_columns) // a vector over the columns follows no row (a 1-d op's rows are none)
+        x.role = follows.empty() && !row_roots.empty() ? ir::Role::Column : ir::Role::Rows;
     else if (!follows.empty())
         x.role = ir::Role::PerRow;
     else
