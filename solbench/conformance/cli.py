@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=300.0, metavar="S",
                    help="per-workload time limit (default 300)")
     p.add_argument("--no-timing", action="store_true", help="skip GPU timing")
+    p.add_argument("--seeds", type=int, default=20, metavar="N",
+                   help="re-run a pass with a margin under 10x from up to N further seeds "
+                        "to estimate how often the harness would fail it (default 20; 0: off)")
     p.add_argument("-o", "--output", type=Path, default=None, metavar="TRACES.jsonl",
                    help="write the traces (JSON Lines) here")
     p.add_argument("--json", action="store_true", help="print one JSON summary object")
@@ -67,22 +70,31 @@ def _fmt_err(v: float | str | None) -> str:
 
 
 def _fmt_margin(w: dict[str, Any]) -> str:
-    """A pass's margin: "12x", "inf" (exact), with ", borderline" under 2x."""
+    """A pass's margin: "12x", "inf" (exact); under 2x "1.3x, borderline" and, when it was
+    re-run on further seeds, "fails 3 of 20 seeds"."""
     m = w.get("margin")
     if m is None:
         return "-"
     text = "inf" if isinstance(m, str) or math.isinf(m) else f"{m:.3g}x"
-    return text + (", borderline" if w.get("borderline") else "")
+    seeds = w.get("seeds") or {}
+    rate = f"fails {seeds['failed']} of {seeds['tried']} seeds" if seeds.get("tried") else ""
+    if not w.get("borderline"):
+        return text + (f", {rate}" if rate else "")
+    return text + ", borderline" + (f": {rate}" if rate else "")
+
+
+_AGREEMENT = {"same": "same", "stricter": "stricter", "no-trace": "NO TRACE"}
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    header = ("workload", "axes", "status", "max_abs", "max_rel", "margin", "time_s")
+    header = ("workload", "axes", "status", "max_abs", "max_rel", "margin", "harness", "time_s")
     rows = [header]
     for w in summary["workloads"]:
         axes = ",".join(f"{k}={v}" for k, v in w["axes"].items()) or "-"
         rows.append((w["uuid"][:8], axes, w["status"], _fmt_err(w["max_absolute_error"]),
                      _fmt_err(w["max_relative_error"]), _fmt_margin(w),
-                     f"{w['seconds']:.2f}"))
+                     _AGREEMENT.get(w.get("harness", "same"), "?") if w["status"] != "SKIPPED"
+                     else "-", f"{w['seconds']:.2f}"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items()))
@@ -94,7 +106,12 @@ def format_table(summary: dict[str, Any]) -> str:
     for w in summary["workloads"]:
         if w["status"] not in ("PASSED", "SKIPPED") and w["log"]:
             first = w["log"].strip().splitlines()[-1] if w["log"].strip() else ""
-            lines.append(f"  {w['uuid'][:8]} {w['status']}: {first[:200]}")
+            lines.append(f"  {w['uuid'][:8]} {w['status']} ({w.get('rule') or '?'}): "
+                         f"{first[:200]}")
+        if w.get("harness_note"):
+            lines.append(f"  {w['uuid'][:8]} harness: {w['harness']}: {w['harness_note']}")
+    for note in summary.get("notes", []):
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 
@@ -112,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         opts = CheckOptions(bundle_dir=args.bundle, problem_dir=args.problem,
                             device=parse_device(args.device), workloads=args.workloads,
                             rounds=args.rounds, max_seconds=args.max_seconds,
-                            timeout_s=args.timeout, timing=not args.no_timing)
+                            timeout_s=args.timeout, timing=not args.no_timing,
+                            seeds=args.seeds)
         report = run_check(opts, progress=_ProgressBar(sys.stderr))
     except (BundleError, CheckError) as e:
         print(f"solgen check: error: {e}", file=sys.stderr)

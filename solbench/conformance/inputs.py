@@ -35,9 +35,20 @@ _INT_RANGES = {torch.int8: (-128, 128), torch.int16: (-1024, 1024),
                torch.int32: (-1024, 1024), torch.int64: (-1024, 1024)}
 
 
+class InputError(Exception):
+    """The harness cannot generate this input (-> RUNTIME_ERROR, "gen_inputs failed")."""
+
+
 def rand_tensor(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """The plain rule: randn for floats (fp8 clamped to +-2), 0/1 for bool, ranged ints."""
-    if dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
+    """The plain rule: randn for floats (fp8 clamped to +-2), 0/1 for bool, ranged ints.
+
+    float64 has no plain rule in the harness (io.py, _rand_tensor raises "Unsupported random
+    dtype"): only a name rule, a scalar, safetensors or custom input can give one."""
+    if dtype is torch.float64:
+        raise InputError("the harness cannot generate a random float64 input (no rule in its "
+                         "io._rand_tensor): give it a name rule, or make it a scalar, "
+                         "safetensors or custom input")
+    if dtype in (torch.float32, torch.float16, torch.bfloat16):
         return torch.randn(shape, dtype=dtype, device=device)
     if dtype in _FP8:
         return torch.randn(shape, dtype=torch.float32, device=device).clamp_(-2.0, 2.0).to(dtype)
@@ -46,7 +57,7 @@ def rand_tensor(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device
     if dtype in _INT_RANGES:
         lo, hi = _INT_RANGES[dtype]
         return torch.randint(lo, hi, shape, dtype=dtype, device=device)
-    raise ValueError(f"cannot generate random inputs of dtype {dtype}")
+    raise InputError(f"cannot generate random inputs of dtype {dtype}")
 
 
 def random_scalar(dtype: torch.dtype) -> int | float | bool:
@@ -219,8 +230,9 @@ def normalize_outputs(result: Any, outputs: list[TensorSpec], *, to_tensor: bool
                       device: torch.device | None = None) -> list[Any]:
     """A run() result (tensor, tuple/list in outputs order, or dict) as a list in outputs order.
 
-    With to_tensor, Python scalars become 0-d tensors of the output dtype (for the reference);
-    without it values are passed through untouched (the solution must return real tensors).
+    With to_tensor, a value that is not a tensor becomes one of the output dtype, as the
+    harness does for the reference and the solution alike (core/bench/io.py, normalize_outputs);
+    without it values are passed through untouched.
     """
     names = [s.name for s in outputs]
     if isinstance(result, dict):
@@ -241,11 +253,13 @@ def normalize_outputs(result: Any, outputs: list[TensorSpec], *, to_tensor: bool
     out = []
     for spec, v in zip(outputs, values):
         if isinstance(v, torch.Tensor):
-            out.append(v if device is None else v.to(device))
-        elif isinstance(v, (bool, int, float)):
-            out.append(torch.tensor(v, dtype=torch_dtype(spec.dtype), device=device))
-        else:
-            raise ValueError(f"output '{spec.name}' is a {type(v).__name__}, not a tensor")
+            out.append(v if device is None or v.device == device else v.to(device))
+        else:  # as the harness's to_tensor: anything torch.tensor takes, in the output dtype
+            try:
+                out.append(torch.tensor(v, dtype=torch_dtype(spec.dtype), device=device))
+            except (TypeError, ValueError, RuntimeError) as e:
+                raise ValueError(f"output '{spec.name}' is a {type(v).__name__}, not a tensor: "
+                                 f"{e}") from None
     return out
 
 
@@ -274,6 +288,9 @@ class SafetensorsCache:
         return tensors[key]
 
 
+_RANDOM = {"type": "random"}
+
+
 def generate_inputs(defn: Definition, w: Workload, device: torch.device,
                     reference_ns: dict[str, Any] | None = None,
                     safetensors: SafetensorsCache | None = None) -> list[Any]:
@@ -283,7 +300,7 @@ def generate_inputs(defn: Definition, w: Workload, device: torch.device,
         return _custom_inputs(defn, w, axes, device, reference_ns)
     values: list[Any] = []
     for spec in defn.inputs:
-        desc = w.inputs[spec.name]
+        desc = w.inputs.get(spec.name, _RANDOM)  # undescribed: random, as in the harness
         kind = desc["type"]
         dtype = torch_dtype(spec.dtype)
         shape = shape_of(spec, axes)
@@ -324,6 +341,12 @@ def _custom_inputs(defn: Definition, w: Workload, axes: dict[str, int], device: 
         raise ValueError(f"custom inputs must be a dict, got {type(made).__name__}")
     values = []
     for spec in defn.inputs:
+        if spec.name not in w.inputs:  # undescribed: random, even beside custom ones
+            shape = shape_of(spec, axes)
+            dtype = torch_dtype(spec.dtype)
+            values.append(random_scalar(dtype) if shape is None else
+                          make_tensor(spec.name, shape, dtype, device, spec.description))
+            continue
         if spec.name not in made:
             raise ValueError(f"custom inputs lack '{spec.name}'")
         v = made[spec.name]

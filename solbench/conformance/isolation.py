@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +37,13 @@ class WorkerJob:
     plan: BuildPlan
     bundle_dir: Path
     problem_dir: Path | None = None
-    workload_index: int = 0  # workload_index, rounds and timing: EVAL only
+    workload_index: int = 0  # workload_index ... seeds: EVAL only
     rounds: int = 0
     timing: bool = False
     result_path: Path | None = None  # set by run_worker
+    stream: dict[str, Any] | None = None  # the input stream to continue (None: seed it)
+    replay: list[int] = field(default_factory=list)  # workloads to draw past first
+    seeds: int = 0  # further seeds to try a borderline pass on
 
     @staticmethod
     def build(plan: BuildPlan, bundle_dir: Path, problem_dir: Path | None) -> "WorkerJob":
@@ -48,22 +51,25 @@ class WorkerJob:
 
     @staticmethod
     def evaluate(plan: BuildPlan, bundle_dir: Path, problem_dir: Path, workload_index: int,
-                 rounds: int, timing: bool) -> "WorkerJob":
+                 rounds: int, timing: bool, stream: dict[str, Any] | None = None,
+                 replay: list[int] | None = None, seeds: int = 0) -> "WorkerJob":
         return WorkerJob(JobMode.EVAL, plan, Path(bundle_dir), Path(problem_dir), workload_index,
-                         rounds, timing)
+                         rounds, timing, None, stream, list(replay or []), seeds)
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode.value, "plan": self.plan.to_json(),
                 "bundle_dir": str(self.bundle_dir), "problem_dir": _opt_str(self.problem_dir),
                 "workload_index": self.workload_index, "rounds": self.rounds,
-                "timing": self.timing, "result_path": _opt_str(self.result_path)}
+                "timing": self.timing, "result_path": _opt_str(self.result_path),
+                "stream": self.stream, "replay": self.replay, "seeds": self.seeds}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> "WorkerJob":
         return WorkerJob(JobMode(d["mode"]), BuildPlan.from_json(d["plan"]),
                          Path(d["bundle_dir"]), _opt_path(d["problem_dir"]),
                          int(d["workload_index"]), int(d["rounds"]), bool(d["timing"]),
-                         _opt_path(d["result_path"]))
+                         _opt_path(d["result_path"]), d.get("stream"),
+                         [int(i) for i in d.get("replay", [])], int(d.get("seeds", 0)))
 
 
 def _opt_str(p: Path | None) -> str | None:

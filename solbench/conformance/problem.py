@@ -1,6 +1,6 @@
 """Loading and validating a problem (definition.json, workload.jsonl) and a bundle (solution.json).
 
-Stdlib only. Every error is a BundleError whose message starts with `file[:line[:col]]:`.
+Values are coerced as the harness's pydantic models coerce them (coerce.py). Every error is a BundleError whose message starts with `file[:line[:col]]:`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from . import coerce
 
 DTYPES = (
     "float64 float32 float16 bfloat16 float8_e4m3fn float8_e5m2 float4_e2m1 float4_e2m1fn_x2 "
@@ -127,14 +129,8 @@ class Definition:
 
 
 def lax_size(v: Any) -> int | None:
-    """A NonNegativeInt as pydantic's lax mode reads it (4, 4.0, "4", True); None if it is not."""
-    if isinstance(v, bool) or (isinstance(v, int) and v >= 0):
-        return int(v)
-    if isinstance(v, float) and v.is_integer() and v >= 0:
-        return int(v)
-    if isinstance(v, str) and v.strip().isdigit():
-        return int(v.strip())
-    return None
+    """A NonNegativeInt as the harness's pydantic model reads it (4, 4.0, "4"); None if not."""
+    return coerce.size(v)
 
 
 def _short(v: Any, limit: int = 80) -> str:
@@ -381,18 +377,27 @@ class Tolerance:
 
     @staticmethod
     def from_json(raw: Any) -> "Tolerance":
-        """Unknown keys are ignored silently, as the harness does."""
+        """Each field coerced as pydantic does ("1e-5" is a number); unknown keys are ignored, as
+        the harness does. CoercionError names a field the harness would reject."""
         if not isinstance(raw, dict):
             return Tolerance()
         d = Tolerance()
-        cap = raw.get("max_error_cap", d.max_error_cap)
+
+        def field_(key: str, read: Any, default: Any) -> Any:
+            if key not in raw:
+                return default
+            try:
+                return read(raw[key])
+            except coerce.CoercionError:
+                raise coerce.CoercionError(key) from None
+
         return Tolerance(
-            max_atol=float(raw.get("max_atol", d.max_atol)),
-            max_rtol=float(raw.get("max_rtol", d.max_rtol)),
-            required_matched_ratio=float(raw.get("required_matched_ratio",
-                                                 d.required_matched_ratio)),
-            max_error_cap=None if cap is None else float(cap),
-            allow_negative_inf=bool(raw.get("allow_negative_inf", d.allow_negative_inf)),
+            max_atol=field_("max_atol", coerce.number, d.max_atol),
+            max_rtol=field_("max_rtol", coerce.number, d.max_rtol),
+            required_matched_ratio=field_("required_matched_ratio", coerce.number,
+                                          d.required_matched_ratio),
+            max_error_cap=field_("max_error_cap", coerce.optional_number, d.max_error_cap),
+            allow_negative_inf=field_("allow_negative_inf", coerce.flag, d.allow_negative_inf),
         )
 
 
@@ -404,6 +409,9 @@ class Workload:
     tolerance: Tolerance
     line: int
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    # What the harness accepts silently but an author likely did not mean (an input the
+    # workload does not describe is generated as random; one the definition lacks is ignored).
+    notes: list[str] = field(default_factory=list)
 
 
 _INPUT_KINDS = ("random", "scalar", "safetensors", "custom")
@@ -418,17 +426,27 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
     inputs = raw.get("inputs", {})
     _expect(isinstance(inputs, dict), path, "'inputs' must be an object", line)
     kinds = set()
+    coerced: dict[str, dict[str, Any]] = {}
     for name, spec in inputs.items():
         _expect(isinstance(spec, dict) and spec.get("type") in _INPUT_KINDS, path,
                 f"input '{name}' needs type random|scalar|safetensors|custom", line)
         kinds.add(spec["type"])
+        coerced[name] = dict(spec)
         if spec["type"] == "scalar":
             _expect("value" in spec, path, f"scalar input '{name}' needs a 'value'", line)
+            try:  # ScalarInput.value: "1e-05" is 1e-05 to the harness
+                coerced[name]["value"] = coerce.scalar(spec["value"])
+            except coerce.CoercionError:
+                raise _fail(path, f"scalar input '{name}': value {_short(spec['value'])} is not "
+                            "an int, float or bool (as the harness reads it)", line) from None
         if spec["type"] == "safetensors":
-            _expect(isinstance(spec.get("path"), str) and isinstance(spec.get("tensor_key"), str),
-                    path, f"safetensors input '{name}' needs 'path' and 'tensor_key'", line)
+            _expect(isinstance(spec.get("path"), str) and spec["path"] != "" and
+                    isinstance(spec.get("tensor_key"), str) and spec["tensor_key"] != "",
+                    path, f"safetensors input '{name}' needs non-empty 'path' and 'tensor_key'",
+                    line)
     _expect(not ("custom" in kinds and len(kinds) > 1), path,
             "custom inputs may not be mixed with other kinds", line)
+    notes: list[str] = []
     if defn is not None:
         for axis in defn.axes.values():
             if axis.kind == "var":
@@ -437,11 +455,16 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
                         f"var axis '{axis.name}' needs a non-negative integer", line)
         known = {spec.name for spec in defn.inputs}
         for name in inputs:
-            _expect(name in known, path, f"input '{name}' is not an input of the definition", line)
-        if "custom" not in kinds:
-            for spec in defn.inputs:
-                _expect(spec.name in inputs, path, f"input '{spec.name}' is not described", line)
-        else:
+            if name not in known:
+                _expect(inputs[name]["type"] != "safetensors", path,
+                        f"safetensors input '{name}' is not an input of the definition", line)
+                notes.append(f"input '{name}' is not an input of the definition: the harness "
+                             "ignores it")
+        for spec in defn.inputs:
+            if spec.name not in inputs:
+                notes.append(f"input '{spec.name}' is not described: the harness generates it "
+                             "as random")
+        if "custom" in kinds:
             _expect(defn.custom_inputs_entrypoint is not None, path,
                     "custom inputs need the definition's custom_inputs_entrypoint", line)
         try:
@@ -449,12 +472,14 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
         except ValueError as e:
             raise _fail(path, str(e), line) from None
     tol = raw.get("tolerance")
-    if isinstance(tol, dict):
-        for key in ("max_atol", "max_rtol", "required_matched_ratio", "max_error_cap"):
-            v = tol.get(key)
-            _expect(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)), path,
-                    f"tolerance '{key}' must be a number", line)
-    return Workload(uid, dict(axes), dict(inputs), Tolerance.from_json(tol), line, raw)
+    _expect("tolerance" not in raw or isinstance(tol, dict), path,  # null is no ToleranceSpec
+            "'tolerance' must be an object (leave it out for the defaults)", line)
+    try:
+        tolerance = Tolerance.from_json(tol)
+    except coerce.CoercionError as e:
+        raise _fail(path, f"tolerance '{e}' must be a number (or, for allow_negative_inf, a "
+                    "boolean) as the harness reads it", line) from None
+    return Workload(uid, dict(axes), coerced, tolerance, line, raw, notes)
 
 
 def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]:
@@ -528,8 +553,9 @@ def load_solution(path: Path) -> Solution:
     _expect(isinstance(name, str) and name != "", path, "'name' must be a non-empty string")
     defname = raw.get("definition")
     _expect(isinstance(defname, str) and defname != "", path, "'definition' must be a string")
-    author = raw.get("author", "")
-    _expect(isinstance(author, str), path, "'author' must be a string")
+    author = raw.get("author")
+    _expect(isinstance(author, str) and author != "", path,  # Solution.author: NonEmptyString
+            "'author' must be a non-empty string (the harness requires one)")
     spec = raw.get("spec")
     _expect(isinstance(spec, dict), path, "'spec' must be an object")
     langs = _str_list(path, spec.get("languages"), "spec.languages", [])

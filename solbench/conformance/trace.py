@@ -83,13 +83,19 @@ def evaluation_to_dict(ev: Evaluation) -> dict[str, Any]:
             "environment": ev.environment, "timestamp": ev.timestamp}
 
 
-def make_trace(definition: str, solution: str, workload: Workload, ev: Evaluation) -> dict[str, Any]:
-    return {
+def make_trace(definition: str, solution: str, workload: Workload, ev: Evaluation,
+               solbench: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A trace as the harness writes it; `solbench` (the rule, the agreement with the harness,
+    the margin) goes under its own key, which the harness's Trace model ignores."""
+    trace = {
         "definition": definition,
         "solution": solution,
         "workload": {"uuid": workload.uuid, "axes": workload.axes, "inputs": workload.inputs},
         "evaluation": evaluation_to_dict(ev),
     }
+    if solbench is not None:
+        trace["solbench"] = solbench
+    return trace
 
 
 def write_traces(path: Path, traces: Iterable[dict[str, Any]]) -> None:

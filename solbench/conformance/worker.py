@@ -34,7 +34,8 @@ def _eval(job: WorkerJob) -> dict[str, Any]:
     from .runner import evaluate_workload
 
     bundle = load_bundle(job.bundle_dir, job.problem_dir)
-    res = evaluate_workload(bundle, job.workload_index, job.plan, job.rounds, job.timing)
+    res = evaluate_workload(bundle, job.workload_index, job.plan, job.rounds, job.timing,
+                            stream=job.stream, replay=job.replay, seeds=job.seeds)
     return res.to_json()
 
 

@@ -106,6 +106,9 @@ TEST(Schema, RejectsEachRuleOfTheContract) {
     s["author"] = 3;
     EXPECT_TRUE(rejects(s, "/author"));
     s = good_solution();
+    s["author"] = ""; // Solution.author is a NonEmptyString in the harness
+    EXPECT_TRUE(rejects(s, "/author"));
+    s = good_solution();
     s["spec"]["languages"] = {"cuda_cpp", "triton"}; // families never mix
     EXPECT_TRUE(rejects(s, "/spec/languages"));
     s = good_solution();

@@ -45,14 +45,16 @@ def solgen(*args: str, timeout: float = 60) -> "subprocess.CompletedProcess[str]
     return subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout)
 
 
-def cpu_check(bundle: Path, *extra: str, workloads: int = 2) -> dict:
+def cpu_check(bundle: Path, *extra: str, workloads: int = 2, seeds: int = 0) -> dict:
     """`solgen check BUNDLE --device cpu` on the smallest workloads; its JSON summary.
 
-    Fails the calling test unless the check exits OK."""
+    Fails the calling test unless the check exits OK. No re-runs from further seeds unless
+    asked (they multiply a check's time; test_harness_rules and test_borderline test them)."""
     from solbench.exit_codes import Exit
 
     p = subprocess.run([sys.executable, "-m", "solbench", "check", str(bundle), *extra,
-                        "--device", "cpu", "--workloads", str(workloads), "--no-timing", "--json"],
+                        "--device", "cpu", "--workloads", str(workloads), "--no-timing", "--json",
+                        "--seeds", str(seeds)],
                        capture_output=True, text=True, cwd=REPO, timeout=1800)
     assert p.returncode == Exit.OK, p.stdout[-2000:] + p.stderr[-2000:]
     return json.loads(p.stdout)

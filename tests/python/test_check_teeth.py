@@ -92,3 +92,8 @@ def test_mutated_kernel_fails(name: str, tmp_path: Path) -> None:
     summary = check(mutated(problem, tmp_path, old, new, count))
     assert statuses(summary) == expected, summary
     assert not summary["ok"]
+    for w in summary["workloads"]:  # each verdict names its rule and how the harness relates
+        if w["status"] == "INCORRECT_NUMERICAL":
+            assert w["rule"].startswith("correctness.") and w["harness"] == "same", w
+        else:  # an out-of-bounds store: the CPU layer stops it, a GPU may not notice
+            assert w["rule"] == "guard-page" and w["harness"] == "stricter", w

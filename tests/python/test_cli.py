@@ -72,6 +72,13 @@ def test_unknown_option_is_a_usage_error(tmp_path: Path) -> None:
     assert not (tmp_path / "b").exists()
 
 
+def test_an_empty_author_is_a_usage_error(tmp_path: Path) -> None:
+    # the harness's Solution.author is a NonEmptyString: a bundle without one cannot be scored
+    p = solgen(str(SHARED / "accept" / "rmsnorm.lg"), "--out", str(tmp_path / "b"), "--author", "")
+    assert p.returncode == Exit.USAGE and "author" in p.stderr
+    assert not (tmp_path / "b").exists()
+
+
 def test_run_prints_outputs_as_json(tmp_path: Path) -> None:
     inputs = tmp_path / "in.json"
     inputs.write_text(json.dumps({"x": [[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]]}))

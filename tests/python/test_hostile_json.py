@@ -131,6 +131,8 @@ def test_bundle_file(key: str, case: dict, base_bundle: Path, tmp_path: Path,
         loaded = load_bundle(bundle)
         assert loaded.definition.name == "rmsnorm_h4096"
         assert loaded.workloads
+        if "note" in case:  # accepted as the harness accepts it, with a word to the author
+            assert any(case["note"] in n for w in loaded.workloads for n in w.notes)
         return
 
     def no_build(*_a: object, **_k: object) -> None:

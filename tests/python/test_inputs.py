@@ -20,11 +20,22 @@ CPU = torch.device("cpu")
 # --- plain dtype rules --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 def test_floats_are_randn_in_the_dtype(dtype: torch.dtype) -> None:
     t = gen.rand_tensor((4096,), dtype, CPU)
     assert t.dtype == dtype
     assert abs(float(t.float().mean())) < 0.1 and 0.9 < float(t.float().std()) < 1.1
+
+
+def test_random_float64_is_refused_as_the_harness_refuses_it() -> None:
+    # core/bench/io.py, _rand_tensor: no float64 rule ("Unsupported random dtype"); a name rule
+    # still gives one (norm_weight is ones in any floating dtype)
+    with pytest.raises(gen.InputError, match="float64"):
+        gen.rand_tensor((4,), torch.float64, CPU)
+    with pytest.raises(gen.InputError):
+        gen.random_scalar(torch.float64)
+    ones = gen.make_tensor("norm_weight", (4,), torch.float64, CPU)
+    assert ones.dtype == torch.float64 and bool((ones == 1).all())
 
 
 def test_fp8_is_clamped_to_two() -> None:

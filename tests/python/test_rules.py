@@ -69,8 +69,9 @@ def test_default_tolerance_values() -> None:
 def test_nan_in_solution_or_reference_fails() -> None:
     c = compare_values("y", f32(1.0, math.nan), f32(1.0, 1.0), TOL)
     assert c.status is Status.INCORRECT_NUMERICAL and c.has_nan and "solution" in c.message
+    # has_nan is the harness's flag: NaN in either tensor (correctness.py, check_tensor_sanity)
     c = compare_values("y", f32(1.0, 1.0), f32(1.0, math.nan), TOL)
-    assert c.status is Status.INCORRECT_NUMERICAL and not c.has_nan and "reference" in c.message
+    assert c.status is Status.INCORRECT_NUMERICAL and c.has_nan and "reference" in c.message
     # NaN at the same place in both still fails
     assert not compare_values("y", f32(math.nan), f32(math.nan), TOL).passed
 
@@ -124,8 +125,12 @@ def test_shape_dtype_and_type_checks() -> None:
     assert compare_output("y", half, ref, TOL).status is Status.INCORRECT_DTYPE
     # the dtype is a round-0 check; later rounds compare values only
     assert compare_output("y", half, ref, TOL, check_type=False).passed
-    assert compare_output("y", [[1.0] * 3] * 2, ref, TOL).status is Status.INCORRECT_DTYPE
-    assert compare_output("y", 1.0, torch.tensor(1.0), TOL).status is Status.INCORRECT_DTYPE
+    # not exactly a torch.Tensor: the harness's check_lazy_outputs (core/bench/reward_hack.py)
+    assert compare_output("y", [[1.0] * 3] * 2, ref, TOL).status is Status.REWARD_HACK
+    assert compare_output("y", 1.0, torch.tensor(1.0), TOL).status is Status.REWARD_HACK
+    # an nn.Parameter is a subclass too: REWARD_HACK there (type(t) is not torch.Tensor)
+    param = torch.nn.Parameter(torch.ones(2, 3), requires_grad=False)
+    assert compare_output("y", param, ref, TOL).status is Status.REWARD_HACK
 
     class Sneaky(torch.Tensor):
         pass

@@ -191,7 +191,9 @@ int cmd_generate(int argc, char** argv) {
         ->check([](const std::string& a) {
             return a.rfind("sm_", 0) == 0 && a.size() >= 5 ? "" : "expected sm_XX";
         });
-    app.add_option("--author", opts.author, "solution author");
+    app.add_option("--author", opts.author, "solution author")->check([](const std::string& a) {
+        return a.empty() ? "must not be empty (the harness requires an author)" : "";
+    });
     app.add_option("--name", name, "solution name (default: <op>_solgen)");
     app.add_option("--op", op_name,
                    "the `## To` block to generate (default: the one no other block calls)");
