@@ -15,7 +15,7 @@ Recognition recognize_fused_row(const ir::OpIR& op) {
         if (op.outputs[i].role == ir::Role::PerRow &&
             ir_queries::loads_outside_reduce(op.values[i]))
             return refuse_op(op, i < op.value_pos.size() ? op.value_pos[i] : op.pos,
-                             Rule::Unsupported,
+                             Rule::ElementOutsideReduction,
                              "fused row: per-row output '" + op.outputs[i].name +
                                  "' reads elements outside a reduction");
     }

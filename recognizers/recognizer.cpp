@@ -30,7 +30,7 @@ std::optional<Failure> common_refusal(const ir::OpIR& op) {
         if (ir_queries::any_node(op.values[i], [](const ir::Node& n) {
                 return n.op == ir::Op::Load && n.fixed_column.has_value();
             }))
-            return refuse_op(op, pos, Rule::Unsupported,
+            return refuse_op(op, pos, Rule::ElementOutsideReduction,
                              "'" + op.outputs[i].name +
                                  "' uses one fixed element of a row (e.g. `item 1 of row`) outside "
                                  "a max or min it starts");

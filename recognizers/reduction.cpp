@@ -15,7 +15,7 @@ Recognition recognize_reduction(const ir::OpIR& op) {
             return refuse_op(op, pos, Rule::NoFamily,
                              "reduction: '" + op.outputs[i].name + "' reduces nothing");
         if (ir_queries::loads_outside_reduce(op.values[i]))
-            return refuse_op(op, pos, Rule::Unsupported,
+            return refuse_op(op, pos, Rule::ElementOutsideReduction,
                              "reduction: '" + op.outputs[i].name +
                                  "' reads elements outside a reduction");
     }

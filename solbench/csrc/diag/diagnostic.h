@@ -33,7 +33,19 @@ enum class Rule {
     NonTensorValue,       // Text, Map or another non-tensor value
     Recursion,            // a helper that calls itself
     NoFamily,             // tensors fine, but not one of the three families
-    Unsupported,          // a construct solgen does not raise (named in the message)
+    // Narrower than "outside the families": the op's tensors are row-parallel in spirit, but
+    // one construct is outside what the raiser takes (the message names it).
+    OutputShape,             // an output built in another shape than declared, or never written
+    InputLayout,             // an input neither row-shaped nor broadcast along the outputs
+    ColumnIndex,             // a column read not at the loop's own column plus a constant
+    StorePattern,            // an output element written other than once, at its own place
+    LocalSequence,           // a local sequence used other than as this row's buffer
+    SizeArithmetic,          // size arithmetic solgen cannot keep exact
+    LoopForm,                // a loop outside the counting forms solgen raises
+    HelperForm,              // a helper that does not return one value on every path
+    ValueKind,               // a value of another kind than the place needs
+    ElementOutsideReduction, // a per-row output reading row elements outside a reduction
+    Unsupported,             // anything else solgen does not raise (named in the message)
 };
 const char* to_string(Rule r); // kebab-case id, e.g. "data-dependent-index"
 const char* describe(Rule r);  // one line in words

@@ -26,17 +26,17 @@ ir::OpIR Raiser::assemble() {
         const ast::Type& rt = *op_.returns;
         auto* seq = returned_ ? std::get_if<SeqVal>(&*returned_) : nullptr;
         if (rt.rank == 0 || !seq)
-            refuse(op_.pos, Rule::Unsupported,
+            refuse(op_.pos, Rule::OutputShape,
                    "the op must return a sequence it built with Push (a tensor output)");
         const LocalSeq& local = locals_[static_cast<size_t>(seq->local)];
-        if (!local.content) refuse(op_.pos, Rule::Unsupported, "the returned sequence stays empty");
+        if (!local.content) refuse(op_.pos, Rule::OutputShape, "the returned sequence stays empty");
         OutputSpec o{"output", *element_dtype(rt.elem), *local.content, {}, op_.pos, false};
         for (int id : o.content.row_loops)
             o.dims.push_back(*all_loops_[static_cast<size_t>(id)].axis);
         if (o.content.col_loop) {
             const Poly& ext = all_loops_[static_cast<size_t>(*o.content.col_loop)].extent;
             auto a = canon(ext).single_atom();
-            if (!a) refuse(o.content.pos, Rule::Unsupported, "the row length must be an axis");
+            if (!a) refuse(o.content.pos, Rule::OutputShape, "the row length must be an axis");
             o.dims.push_back(a->id);
         }
         if (o.content.kept_unit) { // a keepdim output built by Push (r2 §7)
@@ -48,7 +48,7 @@ ir::OpIR Raiser::assemble() {
         // is the row-major tensor of the loops' axes (r2 §7).
         if (rt.rank == 1 && o.dims.size() > 1) o.flat = true;
         if (static_cast<int>(o.dims.size()) != rt.rank && !o.flat)
-            refuse(o.content.pos, Rule::Unsupported,
+            refuse(o.content.pos, Rule::OutputShape,
                    "the op returns rank " + std::to_string(rt.rank) + " but builds rank " +
                        std::to_string(o.dims.size()));
         outs.push_back(o);
@@ -56,7 +56,7 @@ ir::OpIR Raiser::assemble() {
     for (const TensorParam& t : tensors_) {
         if (!t.param->is_output) continue;
         if (!t.stored)
-            refuse(t.param->pos, Rule::Unsupported,
+            refuse(t.param->pos, Rule::OutputShape,
                    "output '" + t.param->name + "' is never written");
         outs.push_back(OutputSpec{t.param->name, t.dtype, *t.stored, t.dims, t.param->pos, t.flat});
     }
@@ -71,7 +71,7 @@ ir::OpIR Raiser::assemble() {
         for (int id : o.content.row_loops)
             mine.push_back(resolve_axis(*all_loops_[static_cast<size_t>(id)].axis).first);
         if (mine != row_roots)
-            refuse(o.content.pos, Rule::Unsupported, "outputs that run over different rows");
+            refuse(o.content.pos, Rule::OutputShape, "outputs that run over different rows");
     }
 
     // Dense axis numbering: row axes, then the column axis, then the rest.
@@ -221,13 +221,13 @@ void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
         if (scale == 1 && it != row_roots.end()) {
             int p = static_cast<int>(it - row_roots.begin());
             if (!follows.empty() && p <= follows.back())
-                refuse(t.param->pos, Rule::Unsupported,
+                refuse(t.param->pos, Rule::InputLayout,
                        "'" + x.name +
                            "' runs over the row axes in another order than the outputs (a "
                            "transposed read)");
             follows.push_back(p);
         } else if (scale != 1 || axes_[static_cast<size_t>(root)].value != 1) {
-            refuse(t.param->pos, Rule::Unsupported,
+            refuse(t.param->pos, Rule::InputLayout,
                    "'" + x.name + "' is neither row-shaped like the outputs nor broadcast along " +
                        "them: dimension " + std::to_string(j + 1) +
                        " is none of the outputs' row axes (nor a kept axis of 1)");
@@ -238,11 +238,11 @@ void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
     else if (!follows.empty())
         x.role = ir::Role::PerRow;
     else
-        refuse(t.param->pos, Rule::Unsupported,
+        refuse(t.param->pos, Rule::InputLayout,
                "'" + x.name + "' runs over none of the outputs' rows or columns");
     if (!follows.empty() && follows.size() != row_roots.size()) {
         if (x.flat)
-            refuse(t.param->pos, Rule::Unsupported,
+            refuse(t.param->pos, Rule::InputLayout,
                    "'" + x.name + "' is flat and broadcast over some rows; declare it nested");
         x.row_subset = follows;
     }

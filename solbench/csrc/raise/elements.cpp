@@ -69,29 +69,29 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
     bool reversed = coef == Poly::constant(-1) && canon(rest + Poly::constant(1)) == loop.extent;
     if (reversed) {
         if (loop.shift && !loop.reversed)
-            refuse(pos, Rule::Unsupported, "reads of one loop in both directions along the row");
+            refuse(pos, Rule::ColumnIndex, "reads of one loop in both directions along the row");
         loop.reversed = true;
         loop.shift = Poly::constant(0);
         unify_dim(t.dims.back(), loop.extent, pos);
         return std::nullopt;
     }
     if (!(coef == Poly::constant(1)))
-        refuse(pos, Rule::Unsupported,
+        refuse(pos, Rule::ColumnIndex,
                "the column index must be the loop counter plus a constant (a strided read, or a "
                "reversed one of part of the row, is not row-parallel in solgen's families)");
     if (loop.reversed)
-        refuse(pos, Rule::Unsupported, "reads of one loop in both directions along the row");
+        refuse(pos, Rule::ColumnIndex, "reads of one loop in both directions along the row");
     int64_t shift = rest.constant_term();
     Poly off = canon(rest - Poly::constant(shift));
     if (!loop.shift)
         loop.shift = Poly::constant(shift);
     else if (loop.shift->constant_term() != shift)
-        refuse(pos, Rule::Unsupported, "reads of one loop at two different column shifts");
+        refuse(pos, Rule::ColumnIndex, "reads of one loop at two different column shifts");
     std::optional<ir::Dim> dim;
     if (!off.terms().empty()) {
         const auto& [mono, c] = *off.terms().begin();
         if (off.terms().size() != 1 || mono.size() != 1 || mono[0].kind != Atom::Axis || c <= 0)
-            refuse(pos, Rule::Unsupported, "a column offset must be a multiple of an axis");
+            refuse(pos, Rule::ColumnIndex, "a column offset must be a multiple of an axis");
         dim = ir::Dim{mono[0].id, c};
     }
     // The columns read must lie in the tensor's last dimension.
@@ -124,7 +124,7 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
                    std::find(rows.begin(), rows.end(), at->id) != rows.end());
     }
     if (t.column_read && *t.column_read == per_row)
-        refuse(pos, Rule::Unsupported,
+        refuse(pos, Rule::ColumnIndex,
                "'" + t.param->name + "' is read both along the columns and once per row");
     t.column_read = !per_row;
     std::optional<Diagnostic> taint;
@@ -143,9 +143,9 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
         return NumVal{ir::load(input, off), taint};
     }
     if (col.mentions_kind(Atom::Loop))
-        refuse(pos, Rule::Unsupported, "a column read with a counter of an outer loop");
+        refuse(pos, Rule::ColumnIndex, "a column read with a counter of an outer loop");
     auto k = col.constant_value();
-    if (!k) refuse(pos, Rule::Unsupported, "a column read at a symbolic position");
+    if (!k) refuse(pos, Rule::ColumnIndex, "a column read at a symbolic position");
     return NumVal{ir::load_fixed(input, *k), taint};
 }
 
@@ -153,10 +153,10 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
 void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     Value target = eval(*set.seq);
     auto* view = std::get_if<ViewVal>(&target);
-    if (!view) refuse(s.pos, Rule::Unsupported, "Set item on a local sequence; Push instead");
+    if (!view) refuse(s.pos, Rule::StorePattern, "Set item on a local sequence; Push instead");
     TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
     if (!t.param->is_output)
-        refuse(s.pos, Rule::Unsupported,
+        refuse(s.pos, Rule::StorePattern,
                "writes input '" + t.param->name + "'; write an `into` output");
     Poly idx0 = canon(to_int(eval(*set.index), set.index->pos).p - Poly::constant(1));
     std::vector<Poly> full = view->prefix;
@@ -165,17 +165,17 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     else
         full.push_back(idx0);
     if (full.size() != t.dims.size())
-        refuse(s.pos, Rule::Unsupported,
+        refuse(s.pos, Rule::StorePattern,
                "a store must address one element of '" + t.param->name + "'");
     NumVal v = to_num(eval(*set.value), set.value->pos);
     require_clean(v, s.pos);
     if (t.stored)
-        refuse(s.pos, Rule::Unsupported,
+        refuse(s.pos, Rule::StorePattern,
                "a second store to '" + t.param->name + "'; write each output once");
     std::vector<int> rows = current_row_loops();
     LoopInfo* loop = column_context();
     if (loop && loop->kind == LoopKind::Inner)
-        refuse(s.pos, Rule::Unsupported, "a store inside a loop nested in a column loop");
+        refuse(s.pos, Rule::StorePattern, "a store inside a loop nested in a column loop");
     size_t n_lead = loop ? t.dims.size() - 1 : t.dims.size();
     size_t n_rows = 0; // the leading dimensions that are not kept axes of 1
     for (size_t j = 0; j < n_lead; ++j)
@@ -184,8 +184,8 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
         // One fixed element written outside every loop: say so only if nothing
         // more specific turns up.
         if (!deferred_)
-            deferred_ =
-                refusal(s.pos, Rule::Unsupported, "a store of one fixed element outside the loops");
+            deferred_ = refusal(s.pos, Rule::StorePattern,
+                                "a store of one fixed element outside the loops");
         return;
     }
     if (n_rows != rows.size())
@@ -196,7 +196,7 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     if (loop) {
         Atom k{Atom::Loop, loop->id};
         if (!(canon(full.back()) == Poly::atom(k)))
-            refuse(s.pos, Rule::Unsupported,
+            refuse(s.pos, Rule::StorePattern,
                    "an output element must be stored at the loop counter's own column");
     }
     std::optional<Diagnostic> taint;
@@ -209,12 +209,12 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     if (loop) {
         Atom k{Atom::Loop, loop->id};
         if (!(canon(full.back()) == Poly::atom(k)))
-            refuse(s.pos, Rule::Unsupported,
+            refuse(s.pos, Rule::StorePattern,
                    "an output element must be stored at the loop counter's own column");
         if (loop->shift && loop->shift->constant_term() != 0)
-            refuse(s.pos, Rule::Unsupported, "the output is a shifted copy of the input");
+            refuse(s.pos, Rule::StorePattern, "the output is a shifted copy of the input");
         if (loop->reversed)
-            refuse(s.pos, Rule::Unsupported,
+            refuse(s.pos, Rule::StorePattern,
                    "the output reads the input in reverse (a permutation of the row)");
         unify_dim(t.dims.back(), loop->extent, s.pos);
         c.col_loop = loop->id;
@@ -225,11 +225,12 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
 void Raiser::exec_push(const ast::Stmt& s, const ast::Push& push) {
     Value target = eval(*push.seq);
     auto* seq = std::get_if<SeqVal>(&target);
-    if (!seq) refuse(s.pos, Rule::Unsupported, "Push onto a parameter; Push onto a local sequence");
+    if (!seq)
+        refuse(s.pos, Rule::StorePattern, "Push onto a parameter; Push onto a local sequence");
     Value v = eval(*push.value);
     LocalSeq& local = locals_[static_cast<size_t>(seq->local)];
     if (local.content)
-        refuse(s.pos, Rule::Unsupported,
+        refuse(s.pos, Rule::StorePattern,
                "a second Push to this sequence; solgen raises one Push per iteration");
     Content c = content_for_push(v, local.depth, s.pos);
     // A store into a narrow sequence rounds (logos-ops.md §6).
@@ -249,13 +250,13 @@ Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos 
         for (size_t i = 0; i < count; ++i) {
             const LoopInfo& l = all_loops_[static_cast<size_t>(new_loops[i])];
             if (l.kind != LoopKind::Row)
-                refuse(pos, Rule::Unsupported, "a Push inside a loop nested in a column loop");
+                refuse(pos, Rule::StorePattern, "a Push inside a loop nested in a column loop");
             c.row_loops.push_back(l.id);
         }
     };
     if (const auto* inner = std::get_if<SeqVal>(&v)) {
         const LocalSeq& z = locals_[static_cast<size_t>(inner->local)];
-        if (!z.content) refuse(pos, Rule::Unsupported, "a Push of an empty sequence");
+        if (!z.content) refuse(pos, Rule::StorePattern, "a Push of an empty sequence");
         take_rows(new_loops.size());
         c.row_loops.insert(c.row_loops.end(), z.content->row_loops.begin(),
                            z.content->row_loops.end());
@@ -267,7 +268,7 @@ Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos 
         return c;
     }
     if (std::holds_alternative<ViewVal>(v))
-        refuse(pos, Rule::Unsupported, "a Push of a whole row; build the row element by element");
+        refuse(pos, Rule::StorePattern, "a Push of a whole row; build the row element by element");
     NumVal n = to_num(v, pos);
     require_clean(n, pos);
     c.value = n.e;
@@ -275,12 +276,12 @@ Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos 
         all_loops_[static_cast<size_t>(new_loops.back())].kind != LoopKind::Row) {
         LoopInfo& col = all_loops_[static_cast<size_t>(new_loops.back())];
         if (col.kind == LoopKind::Inner)
-            refuse(pos, Rule::Unsupported, "a Push inside a loop nested in a column loop");
+            refuse(pos, Rule::StorePattern, "a Push inside a loop nested in a column loop");
         if (col.shift && col.shift->constant_term() != 0)
-            refuse(pos, Rule::Unsupported,
+            refuse(pos, Rule::StorePattern,
                    "the pushed row is a shifted copy of the input (starts at another column)");
         if (col.reversed)
-            refuse(pos, Rule::Unsupported,
+            refuse(pos, Rule::StorePattern,
                    "the pushed row reads the input in reverse (a permutation of the row)");
         take_rows(new_loops.size() - 1);
         c.col_loop = col.id;

@@ -231,7 +231,7 @@ void Raiser::run_loop(const LoopSpec& spec) {
     loop.extent = canon(spec.hi - spec.lo + Poly::constant(1));
     if (auto k = loop.extent.constant_value()) {
         if (*k <= 0 || *k > (int64_t{1} << 40))
-            refuse(spec.pos, Rule::Unsupported,
+            refuse(spec.pos, Rule::SizeArithmetic,
                    "this loop runs " + std::to_string(*k) +
                        " times; a constant trip count must be positive");
         int ax = new_axis();
@@ -243,7 +243,7 @@ void Raiser::run_loop(const LoopSpec& spec) {
         if (!a || a->kind != Atom::Axis) {
             // Reported at the end unless a read of another row explains it better.
             if (!deferred_)
-                deferred_ = refusal(spec.pos, Rule::Unsupported,
+                deferred_ = refusal(spec.pos, Rule::LoopForm,
                                     "a loop over rows must cover a whole axis (`from 1 to length "
                                     "of x` or `from 0 to n - 1`)");
             int ax = new_axis();
@@ -335,7 +335,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         SourcePos pos = set_at.at(name);
         auto* now = std::get_if<NumVal>(&b->value);
         const NumVal& init = std::get<NumVal>(old);
-        if (!now) refuse(pos, Rule::Unsupported, "'" + name + "' changes kind inside the loop");
+        if (!now) refuse(pos, Rule::ValueKind, "'" + name + "' changes kind inside the loop");
         if (same_node(now->e, ph)) {
             b->value = old;
             continue;
@@ -363,7 +363,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
                        "'" + name + "' reads '" + other +
                            "' while it is still being accumulated (a scan)");
         if (loop.kind == LoopKind::Inner)
-            refuse(loop.pos, Rule::Unsupported,
+            refuse(loop.pos, Rule::LoopForm,
                    "a loop nested inside a loop over the columns of a row");
         if (now->taint) throw Refused{refusal(pos, *now->taint->rule, now->taint->message)};
         int64_t shift = loop.shift ? loop.shift->constant_term() : 0;
@@ -374,8 +374,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
                 if (mono.size() == 1 && mono[0].kind == Atom::Axis && coef > 0)
                     return ir::Dim{mono[0].id, coef};
             }
-            refuse(loop.pos, Rule::Unsupported,
-                   "a reduction must run over a whole axis of the row");
+            refuse(loop.pos, Rule::LoopForm, "a reduction must run over a whole axis of the row");
         };
         ir::Expr result;
         if (m->kind == ir::ReduceKind::Sum && shift == 1 && !m->negated &&
@@ -385,7 +384,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
                                 full_dim(loop.extent + Poly::constant(shift)));
         } else if (m->kind == ir::ReduceKind::Sum) {
             ir::Expr r = ir::reduce(ir::ReduceKind::Sum, m->element, full_dim(loop.extent));
-            if (shift != 0) refuse(loop.pos, Rule::Unsupported, "a sum over part of the row");
+            if (shift != 0) refuse(loop.pos, Rule::LoopForm, "a sum over part of the row");
             bool zero = init.e->op == ir::Op::Const && init.e->value == 0;
             result = zero ? (m->negated ? ir::unary(ir::Op::Neg, r) : r)
                           : ir::binary(m->negated ? ir::Op::Sub : ir::Op::Add, init.e, r);
@@ -400,7 +399,7 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
                 result = ir::binary(m->kind == ir::ReduceKind::Max ? ir::Op::Max : ir::Op::Min,
                                     init.e, ir::reduce(m->kind, m->element, full_dim(loop.extent)));
             } else {
-                refuse(loop.pos, Rule::Unsupported,
+                refuse(loop.pos, Rule::LoopForm,
                        "a max or min over part of the row (start at the first element, or "
                        "initialize with it)");
             }

@@ -116,13 +116,13 @@ void Raiser::unify_dim(int dim_axis, const Poly& extent, SourcePos pos) {
     Poly target = canon(extent);
     if (mine == target) return;
     if (target.terms().size() != 1)
-        refuse(pos, Rule::Unsupported, "a tensor dimension must be a whole axis");
+        refuse(pos, Rule::InputLayout, "a tensor dimension must be a whole axis");
     const auto& [mono, coef] = *target.terms().begin();
     if (mono.size() != 1 || mono[0].kind != Atom::Axis || coef <= 0)
-        refuse(pos, Rule::Unsupported, "a tensor dimension must be a whole axis");
+        refuse(pos, Rule::InputLayout, "a tensor dimension must be a whole axis");
     int troot = mono[0].id;
     if (troot == root)
-        refuse(pos, Rule::Unsupported,
+        refuse(pos, Rule::InputLayout,
                "this read needs an axis to equal a different multiple of itself; the loop "
                "bounds and the indices do not cover the same columns");
     auto movable = [&](int a) {
@@ -148,7 +148,7 @@ void Raiser::unify_dim(int dim_axis, const Poly& extent, SourcePos pos) {
                        ? std::string("a size")
                        : "'" + axes_[static_cast<size_t>(a)].name + "'";
         };
-        refuse(pos, Rule::Unsupported,
+        refuse(pos, Rule::InputLayout,
                "this read needs " + name(root) + " and " + name(troot) +
                    " to be equal; say so with a Check, or index within the same axis");
     }
@@ -160,7 +160,7 @@ IntVal Raiser::to_int(const Value& v, SourcePos pos) {
         refuse(pos, Rule::DataDependentIndex,
                "this index or size is computed from tensor data, so the element read depends on "
                "the data");
-    refuse(pos, Rule::Unsupported, "an integer is needed here");
+    refuse(pos, Rule::ValueKind, "an integer is needed here");
 }
 
 Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
@@ -176,7 +176,7 @@ NumVal Raiser::to_num(const Value& v, SourcePos pos) {
     if (auto* i = std::get_if<IntVal>(&v)) {
         Poly p = canon(i->p);
         if (p.mentions_kind(Atom::Loop))
-            refuse(pos, Rule::Unsupported,
+            refuse(pos, Rule::ValueKind,
                    "a loop counter used as a number; only tensor elements and sizes are values");
         ir::Expr sum = ir::constant(static_cast<double>(p.constant_term()));
         bool first = p.constant_term() == 0;
@@ -196,7 +196,7 @@ NumVal Raiser::to_num(const Value& v, SourcePos pos) {
     }
     if (std::holds_alternative<TextVal>(v))
         refuse(pos, Rule::NonTensorValue, "a Text value; solgen raises tensor ops only");
-    refuse(pos, Rule::Unsupported, "a sequence where a number is needed");
+    refuse(pos, Rule::ValueKind, "a sequence where a number is needed");
 }
 
 bool Raiser::has_placeholder(const ir::Expr& e) const {
@@ -304,7 +304,7 @@ Value Raiser::eval(const ast::Expr& e) {
                     case ast::BinaryOp::Div:
                     case ast::BinaryOp::Mod: {
                         auto k = b.constant_value();
-                        if (k && *k == 0) refuse(e.pos, Rule::Unsupported, "division by zero");
+                        if (k && *k == 0) refuse(e.pos, Rule::SizeArithmetic, "division by zero");
                         if (auto av = a.constant_value(); av && k)
                             return IntVal{
                                 Poly::constant(n.op == ast::BinaryOp::Div ? *av / *k : *av % *k)};
@@ -326,7 +326,7 @@ Value Raiser::eval(const ast::Expr& e) {
                                 return IntVal{Poly::atom({Atom::Axis, half})};
                             }
                         }
-                        refuse(e.pos, Rule::Unsupported,
+                        refuse(e.pos, Rule::SizeArithmetic,
                                "integer division of sizes that solgen cannot keep exact");
                     }
                     default: {
@@ -337,7 +337,7 @@ Value Raiser::eval(const ast::Expr& e) {
                         if ((n.op == ast::BinaryOp::Eq || n.op == ast::BinaryOp::Ne) && a == b)
                             return NumVal{ir::constant(n.op == ast::BinaryOp::Eq ? 1.0 : 0.0),
                                           std::nullopt};
-                        refuse(e.pos, Rule::Unsupported, "a comparison of symbolic sizes");
+                        refuse(e.pos, Rule::SizeArithmetic, "a comparison of symbolic sizes");
                     }
                     }
                 }
@@ -414,7 +414,7 @@ Value Raiser::call_helper(const ast::Function& f, std::vector<Value> args, Sourc
     // Inlining copies a helper's body per call; a chain of helpers that each
     // call the next twice would grow exponentially.
     if (++inlined_calls_ > 20000)
-        refuse(pos, Rule::Unsupported, "the op inlines more than 20000 helper calls");
+        refuse(pos, Rule::HelperForm, "the op inlines more than 20000 helper calls");
     auto saved = std::move(scopes_);
     scopes_.clear();
     scopes_.emplace_back();
@@ -435,7 +435,7 @@ Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
     for (size_t i = from; i < block.size(); ++i) {
         const ast::Stmt& s = block[i];
         if (const auto* ret = std::get_if<ast::Return>(&s.node)) {
-            if (!ret->value) refuse(s.pos, Rule::Unsupported, "a helper must return a value");
+            if (!ret->value) refuse(s.pos, Rule::HelperForm, "a helper must return a value");
             return eval(*ret->value);
         }
         const auto* node = std::get_if<ast::If>(&s.node);
@@ -453,7 +453,7 @@ Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
             if (k == node->branches.size()) {
                 if (node->otherwise) {
                     if (!ends_in_return(*node->otherwise))
-                        refuse(s.pos, Rule::Unsupported,
+                        refuse(s.pos, Rule::HelperForm,
                                "in a helper, either every branch returns or none does");
                     auto saved = scopes_;
                     scopes_.emplace_back();
@@ -465,7 +465,7 @@ Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
             }
             const ast::IfBranch& br = node->branches[k];
             if (!ends_in_return(br.body))
-                refuse(br.pos, Rule::Unsupported,
+                refuse(br.pos, Rule::HelperForm,
                        "in a helper, either every branch returns or none does");
             NumVal c = to_num(eval(*br.cond), br.pos);
             auto saved = scopes_;
@@ -479,7 +479,7 @@ Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
         };
         return from_branch(0);
     }
-    refuse(block.empty() ? SourcePos{} : block.back().pos, Rule::Unsupported,
+    refuse(block.empty() ? SourcePos{} : block.back().pos, Rule::HelperForm,
            "a helper that ends without `Return`");
 }
 
@@ -495,7 +495,7 @@ const Content& Raiser::row_buffer(const SeqVal& seq, SourcePos pos) const {
     for (size_t i = local.depth; same_row && i < loop_stack_.size(); ++i)
         same_row = all_loops_[static_cast<size_t>(loop_stack_[i])].kind != LoopKind::Row;
     if (!same_row)
-        refuse(pos, Rule::Unsupported,
+        refuse(pos, Rule::LocalSequence,
                "reads back a local sequence that is not a buffer of this row's columns");
     return c;
 }
@@ -509,7 +509,7 @@ IntVal Raiser::length_of(const Value& seq, SourcePos pos) {
     if (!view) {
         if (std::holds_alternative<TextVal>(seq))
             refuse(pos, Rule::NonTensorValue, "the length of a Text value");
-        refuse(pos, Rule::Unsupported, "the length of a local sequence; use the input's length");
+        refuse(pos, Rule::LocalSequence, "the length of a local sequence; use the input's length");
     }
     if (view->length) return IntVal{*view->length};
     const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
@@ -520,7 +520,7 @@ IntVal Raiser::length_of(const Value& seq, SourcePos pos) {
         return IntVal{canon(p)};
     }
     if (view->prefix.size() >= t.dims.size())
-        refuse(pos, Rule::Unsupported, "the length of a single element");
+        refuse(pos, Rule::ValueKind, "the length of a single element");
     return IntVal{canon(Poly::atom({Atom::Axis, t.dims[view->prefix.size()]}))};
 }
 
@@ -531,7 +531,7 @@ ViewVal Raiser::slice_of(const Value& seq, const Value& from, const Value& to, S
     if (!view) {
         if (std::holds_alternative<TextVal>(seq))
             refuse(pos, Rule::NonTensorValue, "a slice of a Text value");
-        refuse(pos, Rule::Unsupported, "a slice of a local sequence; slice the input instead");
+        refuse(pos, Rule::LocalSequence, "a slice of a local sequence; slice the input instead");
     }
     if (std::holds_alternative<NumVal>(from) || std::holds_alternative<NumVal>(to))
         refuse(
@@ -539,7 +539,7 @@ ViewVal Raiser::slice_of(const Value& seq, const Value& from, const Value& to, S
             "a slice bound computed from tensor data (which items are read depends on the data)");
     const TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
     if (view->prefix.size() >= t.dims.size() && !(t.flat && view->prefix.empty()))
-        refuse(pos, Rule::Unsupported, "a slice of a single element");
+        refuse(pos, Rule::ValueKind, "a slice of a single element");
     Poly a0 = canon(to_int(from, pos).p - Poly::constant(1));
     if (auto k = a0.constant_value(); k && *k < 0)
         refuse(pos, Rule::Unsupported,
@@ -555,7 +555,7 @@ std::vector<Poly> Raiser::decompose_flat(const TensorParam& t, const Poly& index
     Poly q = canon(index0);
     for (size_t j = t.dims.size() - 1; j >= 1; --j) {
         auto [root, scale] = resolve_axis(t.dims[j]);
-        if (scale != 1) refuse(pos, Rule::Unsupported, "a flat index over a packed axis");
+        if (scale != 1) refuse(pos, Rule::InputLayout, "a flat index over a packed axis");
         auto [quot, rest] = q.split_by({Atom::Axis, root});
         parts[j] = rest;
         q = quot;
@@ -579,16 +579,16 @@ Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
         Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
         if (!loop || !(idx0 == Poly::atom({Atom::Loop, loop->id})) ||
             !(canon(loop->extent) == canon(all_loops_[static_cast<size_t>(*c.col_loop)].extent)))
-            refuse(pos, Rule::Unsupported,
+            refuse(pos, Rule::LocalSequence,
                    "a row buffer is read back only at the column of a loop over all its columns");
         if (loop->reversed || (loop->shift && loop->shift->constant_term() != 0))
-            refuse(pos, Rule::Unsupported,
+            refuse(pos, Rule::LocalSequence,
                    "a row buffer read by a loop that also reads at another column");
         loop->shift = Poly::constant(0);
         return NumVal{c.value, std::nullopt};
     }
     const auto* view = std::get_if<ViewVal>(&seq);
-    if (!view) refuse(pos, Rule::Unsupported, "`item ... of` needs a sequence");
+    if (!view) refuse(pos, Rule::ValueKind, "`item ... of` needs a sequence");
     Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
     if (auto k = idx0.constant_value(); k && *k < 0)
         refuse(pos, Rule::Unsupported,
@@ -602,7 +602,7 @@ Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
         full.push_back(idx0);
         if (full.size() < t.dims.size()) return ViewVal{view->tensor, full, {}, std::nullopt};
     }
-    if (full.size() > t.dims.size()) refuse(pos, Rule::Unsupported, "too many indices");
+    if (full.size() > t.dims.size()) refuse(pos, Rule::ValueKind, "too many indices");
     return element_load(view->tensor, full, pos);
 }
 

@@ -202,7 +202,7 @@ void Raiser::bind_params() {
         t.dtype = *element_dtype(p.type.elem);
         if (p.type.rank == 0) {
             if (p.is_output)
-                refuse(p.pos, Rule::Unsupported, "output '" + p.name + "' must be a sequence");
+                refuse(p.pos, Rule::OutputShape, "output '" + p.name + "' must be a sequence");
             input_index_[&p] = ir_input++;
             tensors_.push_back(t);
             declare(p.name, NumVal{ir::scalar(input_index_[&p]), std::nullopt}, false);
@@ -245,7 +245,7 @@ void Raiser::exec(const ast::Stmt& s) {
             else if constexpr (std::is_same_v<T, ast::ForEach>) {
                 Value over = eval(*n.seq);
                 if (!std::holds_alternative<ViewVal>(over) && !std::holds_alternative<SeqVal>(over))
-                    refuse(s.pos, Rule::Unsupported, "a for-each loop needs a sequence");
+                    refuse(s.pos, Rule::LoopForm, "a for-each loop needs a sequence");
                 LoopSpec spec;
                 spec.pos = s.pos;
                 spec.body = &n.body;
@@ -302,7 +302,7 @@ void Raiser::exec_set(const ast::Stmt& s, const ast::SetVar& set) {
     }
     if (std::holds_alternative<IntVal>(b->value) && std::holds_alternative<NumVal>(v) &&
         b->depth < loop_stack_.size())
-        refuse(s.pos, Rule::Unsupported,
+        refuse(s.pos, Rule::ValueKind,
                "'" + set.name + "' is an Int counter updated with a real value inside a loop");
     b->value = std::move(v);
 }
@@ -340,13 +340,13 @@ void Raiser::exec_check(const ast::Stmt& s, const ast::Check& check) {
                             axes_[static_cast<size_t>(ax)].value = *k;
                             dims.push_back(ax);
                         } else {
-                            refuse(f->pos, Rule::Unsupported,
+                            refuse(f->pos, Rule::SizeArithmetic,
                                    "a length contract's factors must be axes or constants");
                         }
                     }
                     TensorParam& t = tensors_[static_cast<size_t>(view->tensor)];
                     if (t.flat && t.dims != dims)
-                        refuse(s.pos, Rule::Unsupported,
+                        refuse(s.pos, Rule::SizeArithmetic,
                                "a second, different length contract for '" + name->name + "'");
                     t.dims = dims;
                     t.flat = dims.size() > 1;
@@ -360,7 +360,7 @@ void Raiser::exec_check(const ast::Stmt& s, const ast::Check& check) {
     auto* ri = std::get_if<IntVal>(&rhs);
     if ((li && std::holds_alternative<NumVal>(rhs) && !li->p.is_constant()) ||
         (ri && std::holds_alternative<NumVal>(lhs) && !ri->p.is_constant()))
-        refuse(s.pos, Rule::Unsupported, "a size can only equal a whole number");
+        refuse(s.pos, Rule::SizeArithmetic, "a size can only equal a whole number");
     if (!li || !ri) return;
     Poly a = canon(li->p), b = canon(ri->p);
     auto pin = [&](const Poly& axis, const Poly& value) {
@@ -368,11 +368,11 @@ void Raiser::exec_check(const ast::Stmt& s, const ast::Check& check) {
         auto k = value.constant_value();
         if (!at || at->kind != Atom::Axis || !k) return false;
         if (*k <= 0 || *k > (int64_t{1} << 40))
-            refuse(s.pos, Rule::Unsupported,
+            refuse(s.pos, Rule::SizeArithmetic,
                    "constant axis value " + std::to_string(*k) + " is out of range");
         auto& pinned = axes_[static_cast<size_t>(at->id)].value;
         if (pinned && *pinned != *k)
-            refuse(s.pos, Rule::Unsupported,
+            refuse(s.pos, Rule::SizeArithmetic,
                    "this size is already pinned to " + std::to_string(*pinned) +
                        "; it cannot also be " + std::to_string(*k));
         pinned = *k;
@@ -384,7 +384,7 @@ void Raiser::exec_check(const ast::Stmt& s, const ast::Check& check) {
 
 void Raiser::exec_return(const ast::Stmt& s, const ast::Return& ret) {
     if (!loop_stack_.empty())
-        refuse(s.pos, Rule::Unsupported, "a Return inside a loop; return after the loops");
+        refuse(s.pos, Rule::LoopForm, "a Return inside a loop; return after the loops");
     if (ret.value) returned_ = eval(*ret.value);
 }
 
@@ -405,7 +405,7 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
         if (auto* iv = std::get_if<IntVal>(&c)) {
             // Int conditions fold (sizes and counters are known).
             auto k = canon(iv->p).constant_value();
-            if (!k) refuse(br.pos, Rule::Unsupported, "a condition on a symbolic size");
+            if (!k) refuse(br.pos, Rule::SizeArithmetic, "a condition on a symbolic size");
             if (*k) {
                 scopes_.emplace_back();
                 exec_block(br.body);
@@ -444,10 +444,10 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
             bool in_then = then && !before, in_other = other && !before;
             if (!in_then && !in_other) return;
             if (in_then != in_other)
-                refuse(s.pos, Rule::Unsupported,
+                refuse(s.pos, Rule::StorePattern,
                        std::string("a ") + what + " in one branch of a data-dependent If only");
             if (then->row_loops != other->row_loops || then->col_loop != other->col_loop)
-                refuse(s.pos, Rule::Unsupported,
+                refuse(s.pos, Rule::StorePattern,
                        std::string("the branches of a data-dependent If ") + what +
                            " into different places");
             other->value = ir::select(cond.e, then->value, other->value);
@@ -470,7 +470,7 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
                         b.value = merged;
                     }
                 } else if (t.value.index() != b.value.index()) {
-                    refuse(br.pos, Rule::Unsupported,
+                    refuse(br.pos, Rule::ValueKind,
                            "'" + name + "' has a different kind of value in each branch");
                 } else if (auto* ti = std::get_if<IntVal>(&t.value)) {
                     // An Int chosen by the data (an argmax) can only be used as data.
@@ -505,11 +505,11 @@ void Raiser::exec_while(const ast::Stmt& s, const ast::While& node) {
         data_loop("this While loop's trip count depends on tensor data");
     }
     if (!cmp || !counter || !(cmp->op == ast::BinaryOp::Lt || cmp->op == ast::BinaryOp::Le))
-        refuse(s.pos, Rule::Unsupported,
+        refuse(s.pos, Rule::LoopForm,
                "a While loop must count: `While i is less than N:` or `While i is at most N:`");
     Binding* b = lookup(counter->name);
     if (!b || !std::holds_alternative<IntVal>(b->value) || !b->is_mutable)
-        refuse(s.pos, Rule::Unsupported, "a While loop's counter must be a mutable Int");
+        refuse(s.pos, Rule::LoopForm, "a While loop's counter must be a mutable Int");
     if (node.body.empty()) data_loop("this While loop never steps its counter");
     const ast::Stmt& last = node.body.back();
     const auto* step = std::get_if<ast::SetVar>(&last.node);
@@ -595,7 +595,7 @@ Raised raise_op(const ast::Program& program, const ast::Function& op, const std:
         return Failure{file, {r.refusal}};
     } catch (const std::overflow_error&) {
         return Failure{file,
-                       {refusal(op.pos, Rule::Unsupported,
+                       {refusal(op.pos, Rule::SizeArithmetic,
                                 "the op's sizes or indices overflow 64-bit integers")}};
     }
 }
