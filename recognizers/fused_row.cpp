@@ -22,7 +22,7 @@ Recognition recognize_fused_row(const ir::OpIR& op) {
     if (!any_rows || !any_reduce)
         return refuse_op(op, op.pos, Rule::NoFamily,
                          "fused row: needs row-shaped outputs and at least one row reduction");
-    return OpDescription{Family::FusedRow, op, ir::reductions_in_order(op), false};
+    return describe_op(Family::FusedRow, op);
 }
 
 } // namespace solbench

@@ -23,7 +23,7 @@ Recognition recognize_gated_activation(const ir::OpIR& op) {
     }
     for (const ir::Tensor& t : op.inputs)
         if (t.role == ir::Role::Rows && t.shape.back().scale == 2) packed = true;
-    return OpDescription{Family::GatedActivation, op, {}, packed};
+    return describe_op(Family::GatedActivation, op, packed);
 }
 
 } // namespace solbench

@@ -2,24 +2,11 @@
 #pragma once
 
 #include "ir/op_ir.h"
-
-#include <functional>
-#include <set>
+#include "ir/walk.h"
 
 namespace solbench::ir_queries {
 
-// True when `pred` holds for some node reachable from e (each node once).
-inline bool any_node(const ir::Expr& e, const std::function<bool(const ir::Node&)>& pred) {
-    std::set<const ir::Node*> seen;
-    std::function<bool(const ir::Expr&)> walk = [&](const ir::Expr& x) {
-        if (!seen.insert(x.get()).second) return false;
-        if (pred(*x)) return true;
-        for (const auto& a : x->args)
-            if (walk(a)) return true;
-        return false;
-    };
-    return walk(e);
-}
+using ir::any_node; // ir/walk.h
 
 // True when e reads an input at the current column outside every Reduce.
 inline bool loads_outside_reduce(const ir::Expr& e) {

@@ -18,13 +18,27 @@ namespace solbench {
 enum class Family { FusedRow, GatedActivation, Reduction };
 const char* to_string(Family f); // "fused_row", "gated_activation", "reduction"
 
+// A softmax normalizer `sum of exp(e - m)` and its `m = max of e`, reduced in
+// one pass by the kernel (online_softmax.cpp): indices into the reductions.
+struct OnlinePair {
+    size_t sum = 0;
+    size_t max = 0;
+    friend bool operator==(const OnlinePair&, const OnlinePair&) = default;
+};
+
 // A recognized op: its family and the IR the templates are filled from.
 struct OpDescription {
     Family family = Family::FusedRow;
     ir::OpIR ir;
     std::vector<ir::Expr> reductions; // ir::reductions_in_order(ir)
+    std::vector<OnlinePair> online;   // online_pairs(reductions)
     bool packed_halves = false;       // gated: gate and up are halves of one input
 };
+
+// The description of op in `family`: its reductions in dependency order, and
+// which of them pair up as a softmax normalizer.
+OpDescription describe_op(Family family, ir::OpIR op, bool packed_halves = false);
+std::vector<OnlinePair> online_pairs(const std::vector<ir::Expr>& reductions);
 
 using Recognition = Result<OpDescription>;
 

@@ -19,7 +19,7 @@ Recognition recognize_reduction(const ir::OpIR& op) {
                              "reduction: '" + op.outputs[i].name +
                                  "' reads elements outside a reduction");
     }
-    return OpDescription{Family::Reduction, op, ir::reductions_in_order(op), false};
+    return describe_op(Family::Reduction, op);
 }
 
 } // namespace solbench

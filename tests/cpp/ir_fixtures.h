@@ -36,6 +36,7 @@ inline OpDescription describe(Family f, OpIR ir) {
     OpDescription d;
     d.family = f;
     d.reductions = reductions_in_order(ir);
+    d.online = online_pairs(d.reductions);
     d.ir = std::move(ir);
     return d;
 }

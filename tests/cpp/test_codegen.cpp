@@ -227,6 +227,7 @@ TEST(KernelEmitter, SumOfExpAgainstAnotherMaxIsNotOnline) {
     ir::Expr s = ir::reduce(ir::ReduceKind::Sum, e, {1, 1});
     op.ir.values = {ir::binary(ir::Op::Div, e, s)};
     op.reductions = ir::reductions_in_order(op.ir);
+    op.online = online_pairs(op.reductions);
     std::string k = kernel(op);
     EXPECT_EQ(k.find("online_max_sum"), std::string::npos);
     EXPECT_NE(k.find("MaxOp{}"), std::string::npos);
@@ -243,6 +244,7 @@ TEST(KernelEmitter, IndependentReductionsShareOnePass) {
     op.ir.values = {
         ir::binary(ir::Op::Div, ir::binary(ir::Op::Sub, x, lo), ir::binary(ir::Op::Sub, hi, lo))};
     op.reductions = ir::reductions_in_order(op.ir);
+    op.online = online_pairs(op.reductions);
     std::string k = kernel(op);
     EXPECT_EQ(row_loops(k), 2u);
     EXPECT_NE(

@@ -1,6 +1,8 @@
 // IR expressions -> CUDA C++ fp32 expressions, with shared nodes named once.
 #include "codegen/expr_printer.h"
 
+#include "ir/operators.h"
+
 #include "ir/builtins.h"
 
 #include <charconv>
@@ -66,23 +68,10 @@ bool is_leaf(Op op) {
            op == Op::Reduce;
 }
 
+// " < " for a comparison (ir/operators.h), else null.
 const char* comparison(Op op) {
-    switch (op) {
-    case Op::Lt:
-        return " < ";
-    case Op::Le:
-        return " <= ";
-    case Op::Gt:
-        return " > ";
-    case Op::Ge:
-        return " >= ";
-    case Op::Eq:
-        return " == ";
-    case Op::Ne:
-        return " != ";
-    default:
-        return nullptr;
-    }
+    const ir::Operator* o = ir::find_operator(op);
+    return o && o->kind == ir::OperatorKind::Comparison ? o->infix.data() : nullptr;
 }
 
 std::string strip_parens(const std::string& s) {
@@ -153,14 +142,6 @@ std::string ExprPrinter::print_node(const Node& n) {
         return names_.load(n.index, n.col_offset);
     case Op::Reduce:
         return names_.reduction(n);
-    case Op::Add:
-        return infix(" + ");
-    case Op::Sub:
-        return infix(" - ");
-    case Op::Mul:
-        return infix(" * ");
-    case Op::Div:
-        return infix(" / ");
     case Op::Mod: {
         // C fmod semantics (truncating), spelt with casts the contract allows.
         std::string a = arg(0), b = arg(1);
@@ -169,13 +150,6 @@ std::string ExprPrinter::print_node(const Node& n) {
     }
     case Op::Neg:
         return "(-" + arg(0) + ")";
-    case Op::Lt:
-    case Op::Le:
-    case Op::Gt:
-    case Op::Ge:
-    case Op::Eq:
-    case Op::Ne:
-        return flag(arg(0) + comparison(n.op) + arg(1));
     case Op::And:
         return flag(arg(0) + " != 0.0f && " + arg(1) + " != 0.0f");
     case Op::Or:
@@ -223,6 +197,11 @@ std::string ExprPrinter::print_node(const Node& n) {
         return arg(0);
     default:
         break;
+    }
+    // Infix arithmetic and comparisons, spelt by the operator table.
+    if (const ir::Operator* o = ir::find_operator(n.op); o && !o->infix.empty()) {
+        if (o->kind == ir::OperatorKind::Comparison) return flag(arg(0) + o->infix.data() + arg(1));
+        return infix(o->infix.data());
     }
     // The plain builtins: `f(x)` or `f(x, y)` with the table's device function.
     if (const ir::Builtin* b = ir::find_builtin(n.op); b && !b->cuda.empty()) {

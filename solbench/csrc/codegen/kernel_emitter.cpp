@@ -201,42 +201,16 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
     return out;
 }
 
-bool same_expr(const ir::Expr& a, const ir::Expr& b) {
-    if (a.get() == b.get()) return true;
-    if (a->op != b->op || a->value != b->value || a->index != b->index ||
-        a->col_offset != b->col_offset || a->fixed_column != b->fixed_column ||
-        a->reduce_kind != b->reduce_kind || !(a->extent == b->extent) || a->dtype != b->dtype ||
-        a->args.size() != b->args.size())
-        return false;
-    for (size_t i = 0; i < a->args.size(); ++i)
-        if (!same_expr(a->args[i], b->args[i])) return false;
-    return true;
-}
-
-// Softmax's normalizer, `sum of exp(e - m)` with `m = max of e` over the same
-// columns, runs in the max's pass as an online pair: each thread keeps its
-// running max and a sum scaled to it, rescaling when the max grows. The row
-// is read once for both instead of once each. Maps the sum to its max.
+// The recognizer's online pairs (softmax's max and its normalizer, reduced in
+// one pass: recognizers/online_softmax.cpp), keyed by node: each sum to its max.
 using OnlinePairs = std::map<const ir::Node*, const ir::Node*>;
 
-OnlinePairs online_pairs(const std::vector<ir::Expr>& reductions) {
+OnlinePairs pair_nodes(const std::vector<ir::Expr>& reductions,
+                       const std::vector<OnlinePair>& online) {
     OnlinePairs pairs;
-    std::set<const ir::Node*> paired_max;
-    for (const ir::Expr& r : reductions) {
-        if (r->reduce_kind != ir::ReduceKind::Sum) continue;
-        const ir::Expr& exp = r->args[0];
-        if (exp->op != ir::Op::Exp || exp->args[0]->op != ir::Op::Sub) continue;
-        const ir::Expr& e = exp->args[0]->args[0];
-        const ir::Expr& m = exp->args[0]->args[1];
-        if (m->op != ir::Op::Reduce || m->reduce_kind != ir::ReduceKind::Max ||
-            !(m->extent == r->extent) || !same_expr(m->args[0], e) || paired_max.count(m.get()))
-            continue;
-        if (std::none_of(reductions.begin(), reductions.end(),
-                         [&](const ir::Expr& x) { return x.get() == m.get(); }))
-            continue;
-        pairs[r.get()] = m.get();
-        paired_max.insert(m.get());
-    }
+    for (const OnlinePair& p : online)
+        if (p.sum < reductions.size() && p.max < reductions.size())
+            pairs[reductions[p.sum].get()] = reductions[p.max].get();
     return pairs;
 }
 
@@ -535,10 +509,14 @@ std::string Emitter::row_start(const Tensor& t) {
 // The fused_row / reduction context: one pass per reduction, then the outputs.
 json Emitter::row_context() {
     std::vector<ir::Expr> reductions = op_.reductions;
-    if (reductions.empty()) reductions = ir::reductions_in_order(ir_);
+    std::vector<OnlinePair> recognized = op_.online;
+    if (reductions.empty()) { // a description made by hand: no pairs recognized
+        reductions = ir::reductions_in_order(ir_);
+        recognized.clear();
+    }
     bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
                                        [](const Tensor& t) { return t.role == Role::Rows; });
-    const OnlinePairs online = online_pairs(reductions);
+    const OnlinePairs online = pair_nodes(reductions, recognized);
     const std::vector<std::vector<size_t>> groups = pass_groups(reductions, online);
     int passes = static_cast<int>(groups.size()) + (has_rows_output ? 1 : 0);
     bool same_extents = std::all_of(reductions.begin(), reductions.end(),

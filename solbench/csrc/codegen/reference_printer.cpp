@@ -1,6 +1,8 @@
 // Prints the op IR as a float32 PyTorch reference implementation.
 #include "codegen/reference_printer.h"
 
+#include "ir/operators.h"
+
 #include "codegen/expr_printer.h"
 #include "ir/builtins.h"
 
@@ -268,31 +270,11 @@ class ReferencePrinter {
             return std::string(f) + "(" + strip(print(n.args[0], n.extent)) +
                    ", dim=-1, keepdim=True)";
         }
-        case Op::Add:
-            return infix(" + ");
-        case Op::Sub:
-            return infix(" - ");
-        case Op::Mul:
-            return infix(" * ");
-        case Op::Div:
-            return infix(" / ");
         case Op::Mod:
             return tensor ? "torch.fmod(" + a(0) + ", " + a(1) + ")"
                           : "math.fmod(" + a(0) + ", " + a(1) + ")";
         case Op::Neg:
             return "(-" + a(0) + ")";
-        case Op::Lt:
-            return flag(a(0) + " < " + a(1));
-        case Op::Le:
-            return flag(a(0) + " <= " + a(1));
-        case Op::Gt:
-            return flag(a(0) + " > " + a(1));
-        case Op::Ge:
-            return flag(a(0) + " >= " + a(1));
-        case Op::Eq:
-            return flag(a(0) + " == " + a(1));
-        case Op::Ne:
-            return flag(a(0) + " != " + a(1));
         case Op::And:
             return flag("(" + a(0) + " != 0) & (" + a(1) + " != 0)");
         case Op::Or:
@@ -326,6 +308,11 @@ class ReferencePrinter {
                                        : "(" + strip(a(0)) + ")" + to_dtype(n.dtype) + ".float()";
         default:
             break;
+        }
+        // Infix arithmetic and comparisons, spelt by the operator table (as in Python).
+        if (const ir::Operator* o = ir::find_operator(n.op); o && !o->infix.empty()) {
+            if (o->kind == ir::OperatorKind::Comparison) return flag(a(0) + o->infix.data() + a(1));
+            return infix(o->infix.data());
         }
         // The plain unary builtins, with the table's torch and Python spellings.
         if (const ir::Builtin* b = ir::find_builtin(n.op); b && b->arity == 1 && !b->python.empty())

@@ -1,6 +1,7 @@
 #include "ir/evaluator.h"
 
 #include "ir/builtins.h"
+#include "ir/operators.h"
 
 #include <cmath>
 #include <functional>
@@ -167,36 +168,10 @@ class Evaluator {
             }
             return memo_[&n] = acc;
         }
-        case Op::Add:
-            return arg(0) + arg(1);
-        case Op::Sub:
-            return arg(0) - arg(1);
-        case Op::Mul:
-            return arg(0) * arg(1);
-        case Op::Div:
-            return arg(0) / arg(1);
-        case Op::Mod:
-            return std::fmod(arg(0), arg(1));
-        case Op::Neg:
-            return -arg(0);
-        case Op::Lt:
-            return arg(0) < arg(1);
-        case Op::Le:
-            return arg(0) <= arg(1);
-        case Op::Gt:
-            return arg(0) > arg(1);
-        case Op::Ge:
-            return arg(0) >= arg(1);
-        case Op::Eq:
-            return arg(0) == arg(1);
-        case Op::Ne:
-            return arg(0) != arg(1);
         case Op::And:
             return (arg(0) != 0) && (arg(1) != 0);
         case Op::Or:
             return (arg(0) != 0) || (arg(1) != 0);
-        case Op::Not:
-            return arg(0) == 0;
         case Op::Select:
             return arg(0) != 0 ? arg(1) : arg(2);
         case Op::Cast:
@@ -204,6 +179,9 @@ class Evaluator {
         default:
             break;
         }
+        // The rest by the tables' float64 meaning (ir/operators.h, ir/builtins.h).
+        if (const Operator* o = find_operator(n.op); o && o->eval)
+            return o->eval(arg(0), o->arity == 2 ? arg(1) : 0.0);
         if (const Builtin* b = find_builtin(n.op))
             return b->eval(arg(0), b->arity == 2 ? arg(1) : 0.0);
         return 0;

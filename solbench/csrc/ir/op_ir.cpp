@@ -2,6 +2,7 @@
 #include "ir/op_ir.h"
 
 #include "ir/builtins.h"
+#include "ir/operators.h"
 
 #include <functional>
 #include <map>
@@ -23,75 +24,13 @@ const char* to_string(ReduceKind k) {
 }
 
 const char* to_string(Op op) {
-    switch (op) {
-    case Op::Const:
-        return "const";
-    case Op::Scalar:
-        return "scalar";
-    case Op::AxisSize:
-        return "axis";
-    case Op::Load:
-        return "load";
-    case Op::Reduce:
-        return "reduce";
-    case Op::Add:
-        return "+";
-    case Op::Sub:
-        return "-";
-    case Op::Mul:
-        return "*";
-    case Op::Div:
-        return "/";
-    case Op::Mod:
-        return "%";
-    case Op::Neg:
-        return "neg";
-    case Op::Lt:
-        return "<";
-    case Op::Le:
-        return "<=";
-    case Op::Gt:
-        return ">";
-    case Op::Ge:
-        return ">=";
-    case Op::Eq:
-        return "==";
-    case Op::Ne:
-        return "!=";
-    case Op::And:
-        return "and";
-    case Op::Or:
-        return "or";
-    case Op::Not:
-        return "not";
-    case Op::Select:
-        return "select";
-    case Op::Cast:
-        return "cast";
-    default:
-        break;
-    }
+    if (const Operator* o = find_operator(op)) return o->name.data();
     if (const Builtin* b = find_builtin(op)) return b->name.data();
     return "?";
 }
 
 int arity(Op op) {
-    switch (op) {
-    case Op::Const:
-    case Op::Scalar:
-    case Op::AxisSize:
-    case Op::Load:
-        return 0;
-    case Op::Reduce:
-    case Op::Neg:
-    case Op::Not:
-    case Op::Cast:
-        return 1;
-    case Op::Select:
-        return 3;
-    default:
-        break;
-    }
+    if (const Operator* o = find_operator(op)) return o->arity;
     if (const Builtin* b = find_builtin(op)) return b->arity;
     return 2;
 }

@@ -354,6 +354,7 @@ class Binder {
         OpDescription out = op_;
         out.ir = std::move(bound);
         out.reductions = ir::reductions_in_order(out.ir);
+        out.online = online_pairs(out.reductions);
         return out;
     }
 
