@@ -1,0 +1,407 @@
+"""Metamorphic tests (issue 12): a meaning-preserving rewrite of an accepted op is recognized
+like the op itself, and computes the same numbers.
+
+Every accepted op of tests/ops/accept and tests/corpus/accept (a seed) is rewritten by each kind
+of tests/metamorphic/rewrite.py that applies to it. For each rewrite, on two sets of random
+inputs: the interpreter must give the seed's outputs (else rewrite.py is wrong, and the failure
+names the kind); `explain` must recognize it like the seed (family, inputs, outputs, axes,
+reductions); and its IR must compute the seed's interpreter outputs (rel. error <= 1e-6). The
+rates per kind are in docs/metamorphic.md (`python3 tests/metamorphic/rates.py` writes it).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "metamorphic"))
+
+import harness  # noqa: E402
+import rates  # noqa: E402
+from rewrite import KINDS  # noqa: E402
+
+core = pytest.importorskip("solbench._core", reason="the extension is built by scripts/build")
+
+# The rewrites solgen refuses today, with its refusal message (the rule id is left out: the
+# rule ids are being split up). Each is a meaning-preserving rewrite of an op solgen accepts, so
+# each is a gap of the raiser: the test checks that it is still refused with this message, and
+# fails once it is recognized (then remove the entry). A rewrite recognized with other numbers
+# than its seed never goes here: that is a miscompile, and always fails.
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    # acc_subtract_negation
+    ("sum_of_squares_first_seed", "acc_subtract_negation"):
+        'a reduction must run over a whole axis of the row',
+    # acc_int_seed
+    ("rmsnorm_reset_3d", "acc_int_seed"):
+        "'ss' is an Int counter updated with a real value inside a loop",
+    ("row_sum_reset_per_row", "acc_int_seed"):
+        "'s' is an Int counter updated with a real value inside a loop",
+    # acc_reset_per_row
+    ("rmsnorm_int_zero", "acc_reset_per_row"):
+        "'sum_sq' is an Int counter updated with a real value inside a loop",
+    # reverse_reduction
+    ("first_half_sum", "reverse_reduction"):
+        'this read needs an axis to equal a different multiple of itself; the loop bounds and '
+        'the indices do not cover the same columns',
+    ("fused_add_rmsnorm", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    ("rmsnorm_flat_const_axis", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    ("row_max", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    ("row_min_if", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    ("row_norm_flat", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    ("scaled_softmax_flat_while", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    ("softmax_row_buffer", "reverse_reduction"):
+        'a row buffer is read back only at the column of a loop over all its columns',
+    ("sum_of_squares_first_seed", "reverse_reduction"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+    # seed_first_element
+    ("first_half_sum", "seed_first_element"):
+        'this read needs an axis to equal a different multiple of itself; the loop bounds and '
+        'the indices do not cover the same columns',
+    ("row_sum_reversed", "seed_first_element"): 'a column read at a symbolic position',
+    ("softmax_row_buffer", "seed_first_element"):
+        'a row buffer is read back only at the column of a loop over all its columns',
+    # guard_sum_if
+    ("first_half_sum", "guard_sum_if"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("fused_add_rmsnorm", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("fused_add_rmsnorm_two_outputs", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("gemma_rmsnorm", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("l2_norm", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("l2_normalize", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("layernorm", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("layernorm_no_affine", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("layernorm_pow_the_length", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("log_softmax", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("log_softmax_flat_while", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("mean_center", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("nemotron_add_rmsnorm_3d", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("per_head_rmsnorm", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("post_norm_residual", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("reduce_sum_3d", "guard_sum_if"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("rmsnorm", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_3d", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_counted_f16", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_crlf", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_flat_const_axis", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_helpers", "guard_sum_if"):
+        "'acc' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_int_zero", "guard_sum_if"):
+        "'sum_sq' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("rmsnorm_reset_3d", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("rmsnorm_while", "guard_sum_if"):
+        "'acc' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("row_mean", "guard_sum_if"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("row_norm_flat", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("row_rms", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("row_stats", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("row_sum", "guard_sum_if"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("row_sum_flat_const", "guard_sum_if"):
+        "'acc' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("row_sum_reset_per_row", "guard_sum_if"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("row_sum_reversed", "guard_sum_if"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    ("row_variance", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("scaled_softmax_flat_while", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("softcap_softmax", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("softmax", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("softmax_row_buffer", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("softmax_temperature", "guard_sum_if"):
+        "'total' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("sum_of_squares", "guard_sum_if"):
+        "'acc' is carried from one element to the next (each step reads the one before): a "
+        'scan, not a reduction',
+    ("sum_of_squares_first_seed", "guard_sum_if"):
+        "'ss' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    # negate_condition
+    ("signed_sum_if_otherwise", "negate_condition"):
+        "'s' is carried from one element to the next (each step reads the one before): a scan, "
+        'not a reduction',
+    # row_buffer
+    ("swiglu_separate", "row_buffer"):
+        'a row buffer is read back only at the column of a loop over all its columns',
+    # double_negation
+    ("log_softmax", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("log_softmax_flat_while", "double_negation"):
+        'a max or min over part of the row (start at the first element, or initialize with it)',
+    ("minmax_scale", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_absmax", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_max_keepdim_push", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_max_while", "double_negation"):
+        'a max or min over part of the row (start at the first element, or initialize with it)',
+    ("row_min", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_stats", "double_negation"):
+        "'peaks' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min it "
+        'starts',
+    ("scaled_softmax_flat_while", "double_negation"):
+        "'probs' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min it "
+        'starts',
+    ("softcap_softmax", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("softmax", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("softmax_row_buffer", "double_negation"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("sum_of_squares_first_seed", "double_negation"):
+        'a reduction must run over a whole axis of the row',
+    # add_zero
+    ("log_softmax", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("log_softmax_flat_while", "add_zero"):
+        'a max or min over part of the row (start at the first element, or initialize with it)',
+    ("minmax_scale", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_absmax", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_max_keepdim_push", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_max_while", "add_zero"):
+        'a max or min over part of the row (start at the first element, or initialize with it)',
+    ("row_min", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_stats", "add_zero"):
+        "'peaks' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min it "
+        'starts',
+    ("scaled_softmax_flat_while", "add_zero"):
+        "'probs' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min it "
+        'starts',
+    ("softcap_softmax", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("softmax", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("softmax_row_buffer", "add_zero"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("sum_of_squares_first_seed", "add_zero"): 'a reduction must run over a whole axis of the row',
+    # mul_one
+    ("log_softmax", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("log_softmax_flat_while", "mul_one"):
+        'a max or min over part of the row (start at the first element, or initialize with it)',
+    ("minmax_scale", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_absmax", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_max_keepdim_push", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_max_while", "mul_one"):
+        'a max or min over part of the row (start at the first element, or initialize with it)',
+    ("row_min", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("row_stats", "mul_one"):
+        "'peaks' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min it "
+        'starts',
+    ("scaled_softmax_flat_while", "mul_one"):
+        "'probs' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min it "
+        'starts',
+    ("softcap_softmax", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("softmax", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("softmax_row_buffer", "mul_one"):
+        "'output' uses one fixed element of a row (e.g. `item 1 of row`) outside a max or min "
+        'it starts',
+    ("sum_of_squares_first_seed", "mul_one"): 'a reduction must run over a whole axis of the row',
+    # flat_layout
+    ("row_sum_reversed", "flat_layout"):
+        'the column index must be the loop counter plus a constant (a strided read, or a '
+        "reversed one of part of the row, is not row-parallel in solgen's families)",
+}
+
+CASES = harness.cases()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("metamorphic")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_rewrite_is_recognized_like_its_seed(case: harness.Case, workdir: Path) -> None:
+    tmp = workdir / case.kind.name
+    tmp.mkdir(exist_ok=True)
+    out = harness.check(case, tmp)
+    assert out.status != "invalid", f"rewrite.py's {case.kind.name} is wrong: {out.detail}"
+    assert out.status != "miscompile", (
+        f"MISCOMPILE: {case.seed.stem} rewritten by {case.kind.name} is recognized but computes "
+        f"other numbers than the seed: {out.detail}\n{case.text}")
+    gap = KNOWN_GAPS.get((case.seed.stem, case.kind.name))
+    if gap is not None:
+        assert out.status != "recognized", (
+            f"{case.id} is recognized now: remove it from KNOWN_GAPS")
+        assert (out.status, out.detail) == ("refused", gap), f"{case.id}: {out.detail}"
+        pytest.xfail(f"known gap: {gap}")
+    assert out.status == "recognized", f"{case.id}: {out.status}: {out.detail}\n{case.text}"
+
+
+def test_known_gaps_are_cases() -> None:
+    ids = {(c.seed.stem, c.kind.name) for c in CASES}
+    assert not set(KNOWN_GAPS) - ids, "KNOWN_GAPS entries for rewrites that no longer exist"
+
+
+def test_the_table_of_kinds() -> None:
+    names = [k.name for k in KINDS]
+    assert len(names) >= 20 and len(set(names)) == len(names)
+    assert all(k.description and k.apply.__name__ == k.name for k in KINDS)
+    applied = {c.kind.name for c in CASES}
+    assert applied == set(names), f"kinds that apply to no op: {set(names) - applied}"
+
+
+def test_every_accepted_op_is_a_seed() -> None:
+    stems = [s.stem for s in harness.seeds()]
+    assert len(stems) == len(set(stems)), "KNOWN_GAPS keys need unique op file stems"
+    assert len(stems) == sum(len(list((c / "accept").glob("*.lg"))) for c in harness.CORPORA)
+    assert {c.seed.stem for c in CASES} == set(stems)
+
+
+def test_rates_doc_is_current() -> None:
+    # With the test above passing, the outcomes are those KNOWN_GAPS implies.
+    outcomes = {c.id: harness.Outcome("refused", KNOWN_GAPS[(c.seed.stem, c.kind.name)])
+                if (c.seed.stem, c.kind.name) in KNOWN_GAPS else harness.Outcome("recognized")
+                for c in CASES}
+    assert rates.DOC.read_text() == rates.render(CASES, outcomes), (
+        "docs/metamorphic.md is stale: run python3 tests/metamorphic/rates.py")
+
+
+def test_the_checks_have_teeth(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed = next(s for s in harness.seeds() if s.stem == "softmax")
+    kind = KINDS[0]
+    wrong = seed.source.replace("exp(v - m) / total", "exp(v - m) / (total + 1.0)")
+    out = harness.check(harness.Case(seed, kind, wrong), workdir)
+    assert out.status == "invalid" and "other numbers" in out.detail
+    # the same numbers, but `item 1 of row` outside the max it starts: refused by design (§7)
+    refused = seed.source.replace("exp(v - m) / total to", "exp(v - m) / total + 0.0 * m to")
+    refused = refused.replace("+ 0.0 * m to", "+ 0.0 * item 1 of row to")
+    out = harness.check(harness.Case(seed, kind, refused), workdir)
+    assert out.status == "refused" and "item 1 of row" in out.detail, out
+    right = kind.apply(seed.source, harness.rng_for(seed.stem, kind.name))
+    assert right is not None
+    real = core.evaluate_ir
+
+    def off_by_a_bit(path: str, inputs: dict, op: str = "") -> dict:
+        got = real(path, inputs, op)
+        got["output"][0][0] *= 1.001
+        return got
+
+    monkeypatch.setattr(core, "evaluate_ir", off_by_a_bit)
+    out = harness.check(harness.Case(seed, kind, right), workdir)
+    assert out.status == "miscompile", out
+    real_explain = core.explain
+    monkeypatch.setattr(core, "explain", lambda path, op="": {**real_explain(path, op),
+                                                             "family": "reduction"})
+    out = harness.check(harness.Case(seed, kind, right), workdir)
+    assert out.status == "different" and "family" in out.detail, out
