@@ -3,6 +3,7 @@
 
 #include "ir/builtins.h"
 #include "ir/operators.h"
+#include "ir/walk.h"
 
 #include <functional>
 #include <map>
@@ -87,7 +88,17 @@ Expr reduce(ReduceKind kind, Expr element, Dim extent) {
     return make(std::move(n));
 }
 
+namespace {
+bool is_const(const Expr& e, double v) {
+    return e->op == Op::Const && e->value == v;
+}
+} // namespace
+
+// The builders fold the identities that keep every value (x + 0, x * 1, x / 1,
+// -(-x)), so that one computation has one IR however it is spelt: `v + 0.0`
+// is the `v` a max was seeded with. (x + 0 turns -0 into +0: equal values.)
 Expr unary(Op op, Expr a) {
+    if (op == Op::Neg && a->op == Op::Neg) return a->args[0];
     Node n;
     n.op = op;
     n.args = {std::move(a)};
@@ -95,6 +106,10 @@ Expr unary(Op op, Expr a) {
 }
 
 Expr binary(Op op, Expr a, Expr b) {
+    if ((op == Op::Add || op == Op::Sub) && is_const(b, 0)) return a;
+    if (op == Op::Add && is_const(a, 0)) return b;
+    if ((op == Op::Mul || op == Op::Div) && is_const(b, 1)) return a;
+    if (op == Op::Mul && is_const(a, 1)) return b;
     Node n;
     n.op = op;
     n.args = {std::move(a), std::move(b)};
@@ -102,6 +117,9 @@ Expr binary(Op op, Expr a, Expr b) {
 }
 
 Expr select(Expr c, Expr a, Expr b) {
+    // select(a != 0, a, 0) is a (what a guard `If v is not equal to 0.0` keeps of v).
+    if (c->op == Op::Ne && is_const(b, 0) && is_const(c->args[1], 0) && same(c->args[0], a))
+        return a;
     Node n;
     n.op = Op::Select;
     n.args = {std::move(c), std::move(a), std::move(b)};

@@ -152,7 +152,8 @@ struct Node {
     DType dtype = DType::Float32;             // Cast
 };
 
-// Builders (the only way nodes are made, so every node is well formed).
+// Builders (the only way nodes are made, so every node is well formed; they
+// fold x + 0, x - 0, x * 1, x / 1 and -(-x), see op_ir.cpp).
 Expr constant(double v);
 Expr scalar(int input);
 Expr axis_size(int axis);

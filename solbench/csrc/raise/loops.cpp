@@ -85,6 +85,29 @@ std::optional<ir::Expr> increment(const ir::Expr& e, const ir::Expr& ph) {
     return std::nullopt;
 }
 
+// select(t > m, t, m) is max, select(t < m, t, m) min (and the mirrored forms);
+// none for any other select (a guarded sum, say, which increment() reads).
+std::optional<Match> select_max_min(const ir::Expr& v1, const ir::Expr& ph) {
+    using ir::Op;
+    const auto& a = v1->args;
+    const ir::Expr& c = a[0];
+    bool gt = c->op == Op::Gt || c->op == Op::Ge, lt = c->op == Op::Lt || c->op == Op::Le;
+    if (!gt && !lt) return std::nullopt;
+    const ir::Expr &l = c->args[0], &r = c->args[1];
+    auto pick = [&](const ir::Expr& t, bool t_wins_when_greater) -> std::optional<Match> {
+        if (same_node(a[1], t) && same_node(a[2], ph))
+            return Match{t_wins_when_greater ? ir::ReduceKind::Max : ir::ReduceKind::Min, t, false};
+        if (same_node(a[1], ph) && same_node(a[2], t))
+            return Match{t_wins_when_greater ? ir::ReduceKind::Min : ir::ReduceKind::Max, t, false};
+        return std::nullopt;
+    };
+    if (same_node(r, ph) && !same_node(l, ph))
+        if (auto m = pick(l, gt)) return m; // t > m
+    if (same_node(l, ph) && !same_node(r, ph))
+        if (auto m = pick(r, lt)) return m; // m < t
+    return std::nullopt;
+}
+
 // Recognizes the update `v1` of a carried variable whose old value is `ph`.
 std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
     using ir::Op;
@@ -93,33 +116,18 @@ std::optional<Match> match_update(const ir::Expr& v1, const ir::Expr& ph) {
     if (v1->op == Op::Add)
         for (size_t i = 0; i < 2; ++i)
             if (same_node(a[i], ph)) return Match{ir::ReduceKind::Sum, other(i), false};
-    if (v1->op == Op::Sub && same_node(a[0], ph)) return Match{ir::ReduceKind::Sum, a[1], true};
+    if (v1->op == Op::Sub && same_node(a[0], ph)) {
+        if (a[1]->op == Op::Neg)
+            return Match{ir::ReduceKind::Sum, a[1]->args[0], false}; // s - (-t)
+        return Match{ir::ReduceKind::Sum, a[1], true};
+    }
     if (v1->op == Op::Max || v1->op == Op::Min) {
         auto kind = v1->op == Op::Max ? ir::ReduceKind::Max : ir::ReduceKind::Min;
         for (size_t i = 0; i < 2; ++i)
             if (same_node(a[i], ph)) return Match{kind, other(i), false};
     }
-    if (v1->op == Op::Select) {
-        // select(t > m, t, m) is max; select(t < m, t, m) is min (and the mirrored forms).
-        const ir::Expr& c = a[0];
-        if (c->args.size() != 2) return std::nullopt;
-        bool gt = c->op == Op::Gt || c->op == Op::Ge, lt = c->op == Op::Lt || c->op == Op::Le;
-        if (!gt && !lt) return std::nullopt;
-        const ir::Expr &l = c->args[0], &r = c->args[1];
-        auto pick = [&](const ir::Expr& t, bool t_wins_when_greater) -> std::optional<Match> {
-            if (same_node(a[1], t) && same_node(a[2], ph))
-                return Match{t_wins_when_greater ? ir::ReduceKind::Max : ir::ReduceKind::Min, t,
-                             false};
-            if (same_node(a[1], ph) && same_node(a[2], t))
-                return Match{t_wins_when_greater ? ir::ReduceKind::Min : ir::ReduceKind::Max, t,
-                             false};
-            return std::nullopt;
-        };
-        if (same_node(r, ph) && !same_node(l, ph))
-            if (auto m = pick(l, gt)) return m; // t > m
-        if (same_node(l, ph) && !same_node(r, ph))
-            if (auto m = pick(r, lt)) return m; // m < t
-    }
+    if (v1->op == Op::Select)
+        if (auto m = select_max_min(v1, ph)) return m;
     // Any other sum: the increment, found by algebra.
     if (auto d = increment(v1, ph); d && *d) return Match{ir::ReduceKind::Sum, *d, false};
     return std::nullopt;

@@ -297,6 +297,11 @@ void Raiser::exec_set(const ast::Stmt& s, const ast::SetVar& set) {
                        "' lives outside the loop over rows and is updated inside it, so one row's "
                        "result depends on other rows");
     Value v = eval(*set.value);
+    // An Int literal stored into a Real variable is that Real (`Set s to 0.` resetting a
+    // sum declared `0.0`), as the checker and the interpreter read it.
+    if (auto* i = std::get_if<IntVal>(&v); i && std::holds_alternative<NumVal>(b->value))
+        if (auto k = i->p.constant_value())
+            v = NumVal{ir::constant(static_cast<double>(*k)), std::nullopt};
     if (auto* n = std::get_if<NumVal>(&v)) {
         if (n->taint && b->depth < loop_stack_.size()) throw Refused{*n->taint};
     }
