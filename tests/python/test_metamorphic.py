@@ -31,47 +31,8 @@ core = pytest.importorskip("solbench._core", reason="the extension is built by s
 # fails once it is recognized (then remove the entry). A rewrite recognized with other numbers
 # than its seed never goes here: that is a miscompile, and always fails.
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    # reverse_reduction
-    ("first_half_sum", "reverse_reduction"):
-        'this read needs an axis to equal a different multiple of itself; the loop bounds and '
-        'the indices do not cover the same columns',
-    ("fused_add_rmsnorm", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
-    ("rmsnorm_flat_const_axis", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
-    ("row_max", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
-    ("row_min_if", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
-    ("row_norm_flat", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
-    ("scaled_softmax_flat_while", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
-    ("softmax_row_buffer", "reverse_reduction"):
-        'a row buffer is read back only at the column of a loop over all its columns',
-    ("sum_of_squares_first_seed", "reverse_reduction"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
     # seed_first_element
-    ("first_half_sum", "seed_first_element"):
-        'this read needs an axis to equal a different multiple of itself; the loop bounds and '
-        'the indices do not cover the same columns',
     ("row_sum_reversed", "seed_first_element"): 'a column read at a symbolic position',
-    ("softmax_row_buffer", "seed_first_element"):
-        'a row buffer is read back only at the column of a loop over all its columns',
-    # row_buffer
-    ("swiglu_separate", "row_buffer"):
-        'a row buffer is read back only at the column of a loop over all its columns',
-    # flat_layout
-    ("row_sum_reversed", "flat_layout"):
-        'the column index must be the loop counter plus a constant (a strided read, or a '
-        "reversed one of part of the row, is not row-parallel in solgen's families)",
 }
 
 CASES = harness.cases()

@@ -64,16 +64,23 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
                                              const Poly& index0, SourcePos pos) {
     Atom k{Atom::Loop, loop.id};
     auto [coef, rest] = index0.split_by(k);
-    // A reversed read of the whole row, (n - 1) - k: the reads of the loop
-    // visit every column once in the other order (r2 §7).
-    bool reversed = coef == Poly::constant(-1) && canon(rest + Poly::constant(1)) == loop.extent;
-    if (reversed) {
-        if (loop.shift && !loop.reversed)
-            refuse(pos, Rule::ColumnIndex, "reads of one loop in both directions along the row");
-        loop.reversed = true;
-        loop.shift = Poly::constant(0);
-        unify_dim(t.dims.back(), loop.extent, pos);
-        return std::nullopt;
+    // A reversed read, (s + n - 1) - k for a loop of n steps: the loop visits
+    // columns s .. s + n - 1 once each, in the other order (r2 §7). A reduction
+    // does not care for the order, so it is the forward loop with shift s (the
+    // whole row for s = 0; from the second column, seeded with the first, for 1).
+    if (coef == Poly::constant(-1)) {
+        auto first = canon(rest + Poly::constant(1) - loop.extent).constant_value();
+        if (first) {
+            if (loop.shift && !loop.reversed)
+                refuse(pos, Rule::ColumnIndex,
+                       "reads of one loop in both directions along the row");
+            if (loop.shift && loop.shift->constant_term() != *first)
+                refuse(pos, Rule::ColumnIndex, "reads of one loop at two different column shifts");
+            loop.reversed = true;
+            loop.shift = Poly::constant(*first);
+            cover_columns(t, canon(loop.extent + Poly::constant(*first)), *first, pos);
+            return std::nullopt;
+        }
     }
     if (!(coef == Poly::constant(1)))
         refuse(pos, Rule::ColumnIndex,
@@ -94,14 +101,29 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
             refuse(pos, Rule::ColumnIndex, "a column offset must be a multiple of an axis");
         dim = ir::Dim{mono[0].id, c};
     }
-    // The columns read must lie in the tensor's last dimension.
     Poly covered = canon(Poly::constant(shift) + loop.extent + off);
-    int last = t.dims.back();
-    auto [root, scale] = resolve_axis(last);
-    Poly mine = Poly::atom({Atom::Axis, root}).scaled(scale);
-    bool first_half = !dim && shift == 0 && mine == canon(loop.extent.scaled(2));
-    if (!(mine == covered) && !first_half) unify_dim(last, covered, pos);
+    if (dim)
+        unify_or_keep(t, covered, pos);
+    else
+        cover_columns(t, covered, shift, pos);
     return dim;
+}
+
+// The columns a loop reads (up to `covered`, from `shift`) must lie in the
+// tensor's last dimension: all of it, or its first half (a slice `items 1
+// through half`, whole or from the second column when seeded with the first).
+void Raiser::cover_columns(const TensorParam& t, const Poly& covered, int64_t shift,
+                           SourcePos pos) {
+    auto [root, scale] = resolve_axis(t.dims.back());
+    Poly mine = Poly::atom({Atom::Axis, root}).scaled(scale);
+    bool first_half = (shift == 0 || shift == 1) && mine == canon(covered.scaled(2));
+    if (!first_half) unify_or_keep(t, covered, pos);
+}
+
+void Raiser::unify_or_keep(const TensorParam& t, const Poly& covered, SourcePos pos) {
+    auto [root, scale] = resolve_axis(t.dims.back());
+    if (!(Poly::atom({Atom::Axis, root}).scaled(scale) == covered))
+        unify_dim(t.dims.back(), covered, pos);
 }
 
 Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos) {

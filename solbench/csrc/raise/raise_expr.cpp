@@ -4,6 +4,7 @@
 #include "raise/raiser.h"
 
 #include "ir/builtins.h"
+#include "ir/walk.h"
 
 #include <algorithm>
 #include <cmath>
@@ -557,11 +558,79 @@ std::vector<Poly> Raiser::decompose_flat(const TensorParam& t, const Poly& index
         auto [root, scale] = resolve_axis(t.dims[j]);
         if (scale != 1) refuse(pos, Rule::InputLayout, "a flat index over a packed axis");
         auto [quot, rest] = q.split_by({Atom::Axis, root});
+        // A reversed column, r * n + (n - 1 - k), splits as row r + 1 and
+        // column -1 - k: give the row's n back to the column, which then lies
+        // in the row (a reversed read of it, elements.cpp).
+        bool reversed = std::any_of(rest.terms().begin(), rest.terms().end(), [](const auto& term) {
+            return term.second < 0 &&
+                   std::any_of(term.first.begin(), term.first.end(),
+                               [](const Atom& a) { return a.kind == Atom::Loop; });
+        });
+        if (reversed && quot.constant_term() >= 1) {
+            rest = canon(rest + Poly::atom({Atom::Axis, root}));
+            quot = canon(quot - Poly::constant(1));
+        }
         parts[j] = rest;
         q = quot;
     }
     parts[0] = q;
     return parts;
+}
+
+namespace {
+
+// e read at a fixed column instead of the current one (a seed `item 1 of buf`);
+// reductions inside keep running over their own columns.
+ir::Expr at_fixed_column(const ir::Expr& e, int64_t col, SourcePos pos) {
+    if (e->op == ir::Op::Reduce) return e;
+    if (e->op == ir::Op::Load) {
+        if (e->col_offset || e->fixed_column)
+            throw Refused{refusal(pos, Rule::LocalSequence,
+                                  "a row buffer of shifted reads is read back only inside a loop")};
+        return ir::load_fixed(e->index, col);
+    }
+    std::vector<ir::Expr> args;
+    for (const ir::Expr& a : e->args)
+        args.push_back(at_fixed_column(a, col, pos));
+    return ir::with_args(e, std::move(args));
+}
+
+} // namespace
+
+// A row buffer read back (r2 §7): the value pushed at that column. The IR is
+// column-relative, so the read must be at the column of a later loop over its
+// columns (forward, reversed, or from the second column), or at a fixed column
+// (a seed, `item 1 of buf`).
+Value Raiser::read_row_buffer(const Content& c, const Poly& idx0, SourcePos pos) {
+    const char* whole =
+        "a row buffer is read back only at the column of a loop over all its columns";
+    Poly built = canon(all_loops_[static_cast<size_t>(*c.col_loop)].extent);
+    LoopInfo* loop = column_context();
+    if (auto k = idx0.constant_value(); k && *k >= 0 && !idx0.mentions_kind(Atom::Loop))
+        return NumVal{at_fixed_column(c.value, *k, pos), std::nullopt};
+    if (!loop) refuse(pos, Rule::LocalSequence, whole);
+    Atom counter{Atom::Loop, loop->id};
+    auto [coef, rest] = idx0.split_by(counter);
+    auto shift = canon(rest).constant_value();
+    bool reversed = coef == Poly::constant(-1);
+    if (!(coef == Poly::constant(1)) && !reversed) refuse(pos, Rule::LocalSequence, whole);
+    if (reversed) shift = canon(rest + Poly::constant(1) - loop->extent).constant_value();
+    if (!shift || (*shift != 0 && *shift != 1)) refuse(pos, Rule::LocalSequence, whole);
+    if ((loop->shift && loop->shift->constant_term() != *shift) ||
+        (loop->shift && loop->reversed != reversed))
+        refuse(pos, Rule::LocalSequence,
+               "a row buffer read by a loop that also reads at another column");
+    // Over all its columns: the two loops' lengths are one axis (`length of g_row`
+    // reading a buffer of u_row's columns says the two rows are as long).
+    Poly covered = canon(loop->extent + Poly::constant(*shift));
+    if (!(covered == built)) {
+        auto axis = built.single_atom();
+        if (!axis || axis->kind != Atom::Axis) refuse(pos, Rule::LocalSequence, whole);
+        unify_dim(axis->id, covered, pos);
+    }
+    loop->shift = Poly::constant(*shift);
+    loop->reversed = reversed;
+    return NumVal{c.value, std::nullopt};
 }
 
 Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
@@ -575,17 +644,8 @@ Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
         // A row buffer read back at the column of a later loop over the same
         // columns is the value pushed there (r2 §7): the IR is column-relative.
         const Content& c = row_buffer(*local, pos);
-        LoopInfo* loop = column_context();
         Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
-        if (!loop || !(idx0 == Poly::atom({Atom::Loop, loop->id})) ||
-            !(canon(loop->extent) == canon(all_loops_[static_cast<size_t>(*c.col_loop)].extent)))
-            refuse(pos, Rule::LocalSequence,
-                   "a row buffer is read back only at the column of a loop over all its columns");
-        if (loop->reversed || (loop->shift && loop->shift->constant_term() != 0))
-            refuse(pos, Rule::LocalSequence,
-                   "a row buffer read by a loop that also reads at another column");
-        loop->shift = Poly::constant(0);
-        return NumVal{c.value, std::nullopt};
+        return read_row_buffer(c, idx0, pos);
     }
     const auto* view = std::get_if<ViewVal>(&seq);
     if (!view) refuse(pos, Rule::ValueKind, "`item ... of` needs a sequence");
