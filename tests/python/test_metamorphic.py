@@ -30,10 +30,7 @@ core = pytest.importorskip("solbench._core", reason="the extension is built by s
 # each is a gap of the raiser: the test checks that it is still refused with this message, and
 # fails once it is recognized (then remove the entry). A rewrite recognized with other numbers
 # than its seed never goes here: that is a miscompile, and always fails.
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    # seed_first_element
-    ("row_sum_reversed", "seed_first_element"): 'a column read at a symbolic position',
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 CASES = harness.cases()
 

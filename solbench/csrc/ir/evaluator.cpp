@@ -132,7 +132,9 @@ class Evaluator {
         const Buffer& b = buffers_.at(t.name);
         int64_t at = row_start(t, r);
         if (t.role != Role::PerRow) {
-            int64_t col = n.fixed_column ? *n.fixed_column : c;
+            int64_t col = !n.fixed_column       ? c
+                          : *n.fixed_column < 0 ? b.row_length + *n.fixed_column
+                                                : *n.fixed_column;
             if (n.col_offset) col += dim(*n.col_offset);
             if (col < 0 || col >= b.row_length) throw EvalError("read outside '" + t.name + "'");
             at += col;

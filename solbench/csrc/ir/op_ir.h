@@ -146,7 +146,7 @@ struct Node {
     std::optional<Dim> col_offset; // Load: column + scale * axes[axis]
     // Load at a fixed column instead of the current one. Only the raiser makes
     // these (a max's initial `item 1 of row`); recognized ops never contain one.
-    std::optional<int64_t> fixed_column;
+    std::optional<int64_t> fixed_column;      // negative: from the row's end (-1 the last)
     ReduceKind reduce_kind = ReduceKind::Sum; // Reduce
     Dim extent;                               // Reduce: the columns it runs over
     DType dtype = DType::Float32;             // Cast

@@ -78,7 +78,7 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
                 refuse(pos, Rule::ColumnIndex, "reads of one loop at two different column shifts");
             loop.reversed = true;
             loop.shift = Poly::constant(*first);
-            cover_columns(t, canon(loop.extent + Poly::constant(*first)), *first, pos);
+            cover_columns(t, canon(loop.extent + Poly::constant(*first)), *first, pos, true);
             return std::nullopt;
         }
     }
@@ -112,12 +112,19 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
 // The columns a loop reads (up to `covered`, from `shift`) must lie in the
 // tensor's last dimension: all of it, or its first half (a slice `items 1
 // through half`, whole or from the second column when seeded with the first).
-void Raiser::cover_columns(const TensorParam& t, const Poly& covered, int64_t shift,
-                           SourcePos pos) {
-    auto [root, scale] = resolve_axis(t.dims.back());
-    Poly mine = Poly::atom({Atom::Axis, root}).scaled(scale);
+void Raiser::cover_columns(const TensorParam& t, const Poly& covered, int64_t shift, SourcePos pos,
+                           bool reversed) {
+    Poly mine = last_dim(t);
     bool first_half = (shift == 0 || shift == 1) && mine == canon(covered.scaled(2));
-    if (!first_half) unify_or_keep(t, covered, pos);
+    // A reversed loop from the second element: all but the last column, which
+    // seeds it (loops.cpp refuses the loop unless that seed completes the row).
+    bool but_last = reversed && shift == 0 && mine == canon(covered + Poly::constant(1));
+    if (!first_half && !but_last) unify_or_keep(t, covered, pos);
+}
+
+Poly Raiser::last_dim(const TensorParam& t) {
+    auto [root, scale] = resolve_axis(t.dims.back());
+    return Poly::atom({Atom::Axis, root}).scaled(scale);
 }
 
 void Raiser::unify_or_keep(const TensorParam& t, const Poly& covered, SourcePos pos) {
@@ -167,6 +174,8 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
     if (col.mentions_kind(Atom::Loop))
         refuse(pos, Rule::ColumnIndex, "a column read with a counter of an outer loop");
     auto k = col.constant_value();
+    if (!k && canon(col + Poly::constant(1)) == last_dim(t))
+        k = -1; // the last column (`item (length of row) of row`): a reversed loop's seed
     if (!k) refuse(pos, Rule::ColumnIndex, "a column read at a symbolic position");
     return NumVal{ir::load_fixed(input, *k), taint};
 }

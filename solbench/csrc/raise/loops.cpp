@@ -385,11 +385,15 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
             refuse(loop.pos, Rule::LoopForm, "a reduction must run over a whole axis of the row");
         };
         ir::Expr result;
-        if (m->kind == ir::ReduceKind::Sum && shift == 1 && !m->negated &&
-            matches_at_column(m->element, init.e, 0)) {
+        // Seeded with the column the loop leaves out: the first (a loop from the
+        // second), or the last (a reversed loop from the second, r2 §7).
+        bool seeded = (shift == 1 && matches_at_column(m->element, init.e, 0)) ||
+                      (loop.reversed && shift == 0 && matches_at_column(m->element, init.e, -1));
+        int64_t seed_columns = seeded ? 1 - shift : 0; // the loop's extent falls short by 1
+        if (m->kind == ir::ReduceKind::Sum && seeded && !m->negated) {
             // Seeded with the first element, the loop from the second (r2 §7).
             result = ir::reduce(ir::ReduceKind::Sum, m->element,
-                                full_dim(loop.extent + Poly::constant(shift)));
+                                full_dim(loop.extent + Poly::constant(shift + seed_columns)));
         } else if (m->kind == ir::ReduceKind::Sum) {
             ir::Expr r = ir::reduce(ir::ReduceKind::Sum, m->element, full_dim(loop.extent));
             if (shift != 0) refuse(loop.pos, Rule::LoopForm, "a sum over part of the row");
@@ -399,10 +403,10 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         } else {
             double identity = m->kind == ir::ReduceKind::Max ? -INFINITY : INFINITY;
             bool absorbs = (init.e->op == ir::Op::Const && init.e->value == identity) ||
-                           matches_at_column(m->element, init.e, 0);
+                           matches_at_column(m->element, init.e, 0) || seeded;
             if (absorbs && (shift == 0 || shift == 1)) {
-                result =
-                    ir::reduce(m->kind, m->element, full_dim(loop.extent + Poly::constant(shift)));
+                result = ir::reduce(m->kind, m->element,
+                                    full_dim(loop.extent + Poly::constant(shift + seed_columns)));
             } else if (shift == 0) {
                 result = ir::binary(m->kind == ir::ReduceKind::Max ? ir::Op::Max : ir::Op::Min,
                                     init.e, ir::reduce(m->kind, m->element, full_dim(loop.extent)));

@@ -194,7 +194,9 @@ class Raiser {
     // A dimension fixed at 1 (a kept axis), indexed at 0 (`item 1 of`).
     bool is_unit_index(const TensorParam& t, size_t j, const Poly& index0) const;
     Value read_row_buffer(const Content& c, const Poly& idx0, SourcePos pos);
-    void cover_columns(const TensorParam& t, const Poly& covered, int64_t shift, SourcePos pos);
+    void cover_columns(const TensorParam& t, const Poly& covered, int64_t shift, SourcePos pos,
+                       bool reversed = false);
+    Poly last_dim(const TensorParam& t);
     void unify_or_keep(const TensorParam& t, const Poly& covered, SourcePos pos);
     std::optional<ir::Dim> column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
                                          SourcePos pos);
