@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes solgen with libFuzzer for N seconds: the op pipeline (fuzz/fuzz_pipeline.cpp,
 # FUZZ_TARGET=pipeline, the default) or definition.json reading and binding
-# (fuzz/fuzz_definition.cpp, FUZZ_TARGET=definition).
+# (fuzz/fuzz_definition.cpp, FUZZ_TARGET=definition), or the Python readers of
+# `solgen check` (fuzz/fuzz_problem_files.py, FUZZ_TARGET=problem_files: atheris, no build).
 #
 #   bench/fuzz.sh [SECONDS]        default 600; BUILD_DIR (default build-fuzz)
 #
@@ -16,6 +17,11 @@
 # $BUILD_DIR/corpus between runs; a crashing input lands in $BUILD_DIR/artifacts/
 # and the script exits non-zero. The last lines of output are libFuzzer's stats.
 # Seeds named in fuzz/known-bugs.txt (open bugs) are left out.
+#
+# problem_files: definition.json, workload.jsonl and solution.json read by
+# solbench/conformance/problem.py, seeded by the script itself (--make-seeds: the
+# tests/hostile/json/, tests/problems/real/ and submissions/ files), dictionary
+# fuzz/json.dict plus fuzz/problem_files.dict, 2 s per input (Python), 2 GiB RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${1:-600}
@@ -25,8 +31,31 @@ TARGET=${FUZZ_TARGET:-pipeline}
 case "$TARGET" in
 pipeline) exe=solbench_fuzz dict=fuzz/logos.dict ext=lg ;;
 definition) exe=solbench_fuzz_definition dict=fuzz/json.dict ext=json ;;
-*) echo "bench/fuzz.sh: FUZZ_TARGET is pipeline or definition, not $TARGET" >&2; exit 1 ;;
+problem_files) ;;
+*) echo "bench/fuzz.sh: FUZZ_TARGET is pipeline, definition or problem_files, not $TARGET" >&2; exit 1 ;;
 esac
+
+if [ "$TARGET" = problem_files ]; then
+    PY=${PYTHON:-python3}
+    seeds="$BUILD/seeds-$TARGET" corpus="$BUILD/corpus-$TARGET"
+    rm -rf "$seeds"
+    mkdir -p "$corpus" "$BUILD/artifacts"
+    cat fuzz/json.dict fuzz/problem_files.dict >"$BUILD/$TARGET.dict"
+    "$PY" fuzz/fuzz_problem_files.py --make-seeds "$seeds"
+    echo "fuzz ($TARGET): ${SECONDS_TO_RUN}s"
+    keep_going=()
+    [ "${KEEP_GOING:-0}" = 1 ] && keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+    before=$(find "$BUILD/artifacts" -type f | wc -l)
+    "$PY" fuzz/fuzz_problem_files.py "$corpus" "$seeds" -dict="$BUILD/$TARGET.dict" \
+        -max_total_time="$SECONDS_TO_RUN" -timeout=2 -rss_limit_mb=2048 -max_len=16384 \
+        -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/" "${keep_going[@]}"
+    after=$(find "$BUILD/artifacts" -type f | wc -l)
+    if [ "$after" -gt "$before" ]; then
+        echo "fuzz: $((after - before)) new crashing/slow inputs in $BUILD/artifacts/" >&2
+        exit 1
+    fi
+    exit 0
+fi
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     gen=()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import operator
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,14 @@ def _where(path: Path, line: int | None = None, col: int | None = None) -> str:
     return out
 
 
+_MAX_MESSAGE = 4096
+
+
 def _fail(path: Path, msg: str, line: int | None = None, col: int | None = None) -> BundleError:
+    # Messages quote names, paths and expressions from the file, and those are not bounded
+    # (a 1 MB source path made a 1 MB message): one place keeps every message readable.
+    if len(msg) > _MAX_MESSAGE:
+        msg = msg[:_MAX_MESSAGE] + f"... ({len(msg)} characters)"
     return BundleError(f"{_where(path, line, col)}: {msg}")
 
 
@@ -71,15 +79,46 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    """Whether a decoded JSON value holds a lone surrogate in any string or key."""
+    stack = [obj]
+    while stack:  # not recursive: the value may be nested as deeply as json allows
+        v = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
 def _loads(path: Path, text: str, line: int | None = None) -> Any:
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        obj = json.loads(text, object_pairs_hook=_unique_keys)
     except _DuplicateKey as e:
-        raise _fail(path, f"duplicate key {e.args[0]!r} in an object", line) from None
+        raise _fail(path, f"duplicate key {_short(e.args[0])} in an object", line) from None
     except json.JSONDecodeError as e:
         raise _fail(path, f"invalid JSON: {e.msg}", line or e.lineno, e.colno) from None
     except RecursionError:
         raise _fail(path, "JSON nested too deeply", line) from None
+    except ValueError:
+        # Not a JSONDecodeError: an integer of more digits than int() converts (4300 by
+        # default) escaped as a traceback. The harness's reader refuses it as well.
+        raise _fail(path, "invalid JSON: a number too long to read", line) from None
+    # json decodes "\ud800" to a lone surrogate, which is no character: compile() (the
+    # reference) then raised UnicodeEncodeError. The harness's reader (pydantic) and solgen
+    # refuse such an escape, so it is refused here too.
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(obj):
+        raise _fail(path, "invalid JSON: a \\u escape of a lone surrogate (D800-DFFF) is no "
+                    "character", line)
+    return obj
 
 
 def _expect(cond: bool, path: Path, msg: str, line: int | None = None) -> None:
@@ -186,7 +225,7 @@ def _load_axes(path: Path, raw: Any) -> dict[str, Axis]:
                 raise _fail(path, f"axis '{name}': {e}") from None
             axes[name] = Axis(name, "expr", expression=expr)
         else:
-            raise _fail(path, f"axis '{_short(name)}' has unknown type {_short(kind)} "
+            raise _fail(path, f"axis {_short(name)} has unknown type {_short(kind)} "
                         "(const, var or expr)")
     return axes
 
@@ -199,18 +238,27 @@ def _load_tensor_specs(path: Path, raw: Any, what: str, axes: dict[str, Axis]) -
         description = _optional_text(path, spec, "description", False,
                                      f"/{what}/{name[:80]}/")  # TensorSpec.description
         dtype = spec.get("dtype")
-        _expect(dtype in DTYPES, path, f"{what} '{_short(name)}' has unknown dtype {_short(dtype)}")
+        _expect(dtype in DTYPES, path, f"{what} {_short(name)} has unknown dtype {_short(dtype)}")
         _expect("shape" in spec, path, f"{what} '{name}' needs a 'shape' (null for a scalar)")
         shape = spec["shape"]
         if shape is not None:
             _expect(isinstance(shape, list) and all(isinstance(a, str) and a for a in shape),
                     path, f"{what} '{name}': 'shape' must be a list of axis names or null")
             for a in shape:  # a digit string is a literal size ("1" in [M, "1"])
-                _expect(a.isdigit() or a in axes, path,
-                        f"{what} '{_short(name)}': shape names undefined axis {_short(a)}")
+                _expect(_is_literal(a) or a in axes, path,
+                        f"{what} {_short(name)}: shape names undefined axis {_short(a)}")
+                _expect(not _is_literal(a) or len(a) <= 18, path,  # as solgen: < 10^18
+                        f"{what} {_short(name)}: literal size {_short(a)} is too large")
             shape = tuple(shape)
         specs.append(TensorSpec(name, shape, dtype, description))
     return specs
+
+
+def _is_literal(entry: str) -> bool:
+    """A shape entry that is a literal size. isdecimal, not isdigit (what the harness tests):
+    "²" is a digit that int() cannot read, so shape_of raised ValueError on it; solgen refuses
+    it as an undefined axis."""
+    return entry.isdecimal()
 
 
 def _check_reference(path: Path, reference: str, inputs: list[str]) -> None:
@@ -220,6 +268,11 @@ def _check_reference(path: Path, reference: str, inputs: list[str]) -> None:
         module = ast.parse(reference)
     except SyntaxError as e:
         raise _fail(path, f"'reference' is not valid Python: {e.msg} (line {e.lineno})") from None
+    except (RecursionError, MemoryError, ValueError):
+        # Python's parser gives up on deep nesting with RecursionError or MemoryError ("too
+        # complex"); these escaped as tracebacks. ValueError: null bytes on some versions.
+        raise _fail(path, "'reference' is not valid Python: too deeply nested or too complex "
+                    "for Python's parser") from None
     runs = [n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "run"]
     _expect(bool(runs), path, "'reference' defines no top-level run()")
     args = runs[-1].args
@@ -274,6 +327,14 @@ def _parse_expression(expr: str) -> ast.expr:
         return ast.parse(expr.strip(), mode="eval").body
     except SyntaxError as e:
         raise ValueError(f"cannot parse expression {expr!r}: {e.msg}") from None
+    except (RecursionError, MemoryError):  # "-" * 5000 + "M" escaped as RecursionError
+        raise ValueError(f"expression {_short(expr)} is nested too deeply") from None
+
+
+# Bits of the largest intermediate value of an axis expression. Without a bound
+# "(((M**64)**64)**64)**64" took 17 s (47 million bits; one level more runs out of memory)
+# and "(M**64)**64 / 3" raised OverflowError; no size comes near 2^1024.
+_MAX_BITS = 1024
 
 
 def _names_in(node: ast.expr) -> set[str]:
@@ -315,15 +376,28 @@ def eval_expression(expr: str, values: dict[str, int]) -> int:
             lhs, rhs = ev(node.left), ev(node.right)
             if isinstance(node.op, (ast.Pow,)) and abs(rhs) > 64:
                 raise ValueError("exponent too large")
+            if (isinstance(node.op, ast.Pow) and isinstance(lhs, int)
+                    and lhs.bit_length() * abs(rhs) > _MAX_BITS):
+                raise ValueError(f"expression {_short(expr)}: a power over 2^{_MAX_BITS}")
             try:
-                return _BINOPS[type(node.op)](lhs, rhs)
+                out = _BINOPS[type(node.op)](lhs, rhs)
             except ZeroDivisionError:
                 raise ValueError(f"division by zero in {expr!r}") from None
+            except OverflowError:  # a float out of range, or a huge int divided with /
+                raise ValueError(f"expression {_short(expr)} overflows a float") from None
+            if isinstance(out, complex):  # (-8) ** 0.5
+                raise ValueError(f"expression {_short(expr)} is not a real number")
+            if isinstance(out, int) and out.bit_length() > _MAX_BITS:
+                raise ValueError(f"expression {_short(expr)}: a value over 2^{_MAX_BITS}")
+            return out
         raise ValueError(f"unsupported syntax in {expr!r}")
 
     root = _parse_expression(expr)
     _names_in(root)  # reject anything but arithmetic before evaluating
-    result = ev(root)
+    try:
+        result = ev(root)
+    except RecursionError:  # a tree ast.parse built may still be too deep to walk here
+        raise ValueError(f"expression {_short(expr)} is nested too deeply") from None
     if isinstance(result, float):
         if not result.is_integer():
             raise ValueError(f"expression {expr!r} is not a whole number ({result})")
@@ -343,12 +417,19 @@ def resolve_axes(defn: Definition, var_values: dict[str, Any]) -> dict[str, int]
                 raise ValueError(f"var axis '{axis.name}' needs a non-negative integer value")
             values[axis.name] = v
     pending = [a for a in defn.axes.values() if a.kind == "expr"]
+    # Each expression is parsed once: parsing it on every pass was quadratic in the number
+    # of chained expr axes (and it runs for every workload line).
+    needed = {a.name: _names_in(_parse_expression(a.expression or "")) for a in pending}
     while pending:  # exprs may use other exprs; resolve until no progress
         progressed = False
         for axis in list(pending):
-            needed = _names_in(_parse_expression(axis.expression or ""))
-            if needed <= values.keys():
-                values[axis.name] = eval_expression(axis.expression or "", values)
+            if needed[axis.name] <= values.keys():
+                v = eval_expression(axis.expression or "", values)
+                # A negative size went on to shape_of and torch.empty; the harness has no
+                # rule for it either, and no tensor has such a dimension.
+                if v < 0:
+                    raise ValueError(f"expr axis {_short(axis.name)} is {v}: not a size")
+                values[axis.name] = v
                 pending.remove(axis)
                 progressed = True
         if not progressed:
@@ -360,7 +441,7 @@ def shape_of(spec: TensorSpec, axes: dict[str, int]) -> tuple[int, ...] | None:
     """Sizes of a shape; a digit entry is a literal size, a repeated name the same size twice."""
     if spec.shape is None:
         return None
-    return tuple(int(a) if a.isdigit() else axes[a] for a in spec.shape)
+    return tuple(int(a) if _is_literal(a) else axes[a] for a in spec.shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,7 +566,10 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
 def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]:
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # Lines as the harness's load_jsonl_file reads them (`for line in f`, then strip()):
+        # split at "\n" only (read_text has made "\r\n" and "\r" one). splitlines() also split
+        # at U+2028, U+0085 and \x0c..., which JSON allows raw inside a string.
+        lines = path.read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
         raise _fail(path, "file not found") from None
     except UnicodeDecodeError as e:
@@ -496,7 +580,7 @@ def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]
     for i, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        out.append(parse_workload_line(path, i, text, defn))
+        out.append(parse_workload_line(path, i, text.strip(), defn))
     _expect(len(out) > 0, path, "no workloads")
     return out
 
