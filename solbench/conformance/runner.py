@@ -283,8 +283,11 @@ def _passed(run: _Run, r: _Rounds, timing: bool, compute: float) -> WorkloadResu
                                 run.bundle.solution.destination_passing_style, run.out_specs,
                                 backend, run.dev)
             except Exception as e:  # noqa: BLE001 - a fault while timing is a runtime error
+                from .timing import KernelSetChanged
+
+                rule = "timing.kernel-set" if isinstance(e, KernelSetChanged) else "timing"
                 return WorkloadResult(Status.RUNTIME_ERROR.value, f"timing: {_short_exc(e)}",
-                                      corr, rule="timing")
+                                      corr, rule=rule)
         # the harness counts threads after timing; with no timing, after the last round
         integrity.check_threads(r.threads_after_first, integrity.thread_count())
     except integrity.RewardHack as e:

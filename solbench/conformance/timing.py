@@ -66,9 +66,11 @@ class _Flusher:
 
 def time_calls(fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], device: Any,
                warmup: int = WARMUP, iterations: int = ITERATIONS) -> float:
-    """Median milliseconds of fn(*fresh_inputs, *outputs)."""
+    """Median milliseconds of fn(*fresh_inputs, *outputs); KernelSetChanged when calls on fresh
+    addresses launch different kernels (three profiled calls first)."""
     import torch
 
+    check_same_kernels([kernels_of_call(fn, inputs, outputs, device) for _ in range(3)])
     flusher = _Flusher.for_device(device)
     in_bytes = max(tensor_bytes(inputs), 1)
     keep: list[list[Any]] = []
@@ -89,6 +91,34 @@ def time_calls(fn: Callable[..., Any], inputs: list[Any], outputs: list[Any], de
         if i >= warmup:
             times.append(start.elapsed_time(end))
     return statistics.median(times)
+
+
+class KernelSetChanged(RuntimeError):
+    """The solution launched other kernels on one timed call than on another (-> RUNTIME_ERROR,
+    as the harness's CUPTI timing says: core/bench/timing.py, bench_gpu_time_with_cupti)."""
+
+
+def check_same_kernels(per_call: list[list[str]]) -> None:
+    """Each call's kernels (names, in launch order) must be the first call's."""
+    for i, names in enumerate(per_call[1:], start=1):
+        if sorted(names) != sorted(per_call[0]):
+            raise KernelSetChanged(f"timed call {i} launched {sorted(names)}, call 0 "
+                                   f"{sorted(per_call[0])}: the set of kernels changed")
+
+
+def kernels_of_call(fn: Callable[..., Any], inputs: list[Any], outputs: list[Any],
+                    device: Any) -> list[str]:
+    """The CUDA kernels one call launches, by name (torch's profiler, the GPU only)."""
+    import torch
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    fresh = [aligned_copy(v) if isinstance(v, torch.Tensor) else v for v in inputs]
+    torch.cuda.synchronize(device)
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(*fresh, *outputs)
+        torch.cuda.synchronize(device)
+    return [e.name for e in prof.events() if e.device_type == DeviceType.CUDA]
 
 
 def measured_copy_gbps(device: Any, nbytes: int = 1 << 30) -> float:

@@ -352,3 +352,14 @@ def test_a_replayed_workload_draws_without_calling_the_solution(tmp_path: Path) 
     _evaluate(bundle, lambda x, s, y: calls.append(1) or y.copy_(x * s), 1, rounds=10,
               replay=[0])
     assert len(calls) == 10
+
+
+def test_a_changing_set_of_kernels_is_a_runtime_error() -> None:
+    # timing.py, bench_gpu_time_with_cupti: the kernels of each timed call must be the same
+    # (a solution that caches on pointers and skips work on later calls is caught); the
+    # profiling itself needs a GPU, the rule is checked here on lists of kernel names
+    from solbench.conformance import timing
+
+    timing.check_same_kernels([["rms_kernel", "copy"], ["copy", "rms_kernel"]])  # order free
+    with pytest.raises(timing.KernelSetChanged, match="changed"):
+        timing.check_same_kernels([["rms_kernel"], ["rms_kernel"], []])
