@@ -179,11 +179,15 @@ def _short(v: Any, limit: int = 80) -> str:
 
 
 def _axis_kind(spec: dict[str, Any]) -> Any:
-    """The harness's axis union has no discriminator and every member a default type:
-    without 'type', an axis with a value is const, one with an expression expr, else var."""
+    """The harness's axis union has no discriminator and every member a default type, so
+    pydantic takes the member that validates: without 'type', an axis with a valid value is
+    const, one with a non-empty expression string expr, any other var (the rest ignored)."""
     if "type" in spec:
         return spec["type"]
-    return "const" if "value" in spec else "expr" if "expression" in spec else "var"
+    if "value" in spec and lax_size(spec["value"]) is not None:
+        return "const"
+    expr = spec.get("expression")
+    return "expr" if isinstance(expr, str) and expr != "" else "var"
 
 
 def _optional_text(path: Path, raw: dict[str, Any], key: str, non_empty: bool,

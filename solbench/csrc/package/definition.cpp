@@ -119,14 +119,21 @@ std::optional<std::string> duplicate_key(const std::string& text) {
     return found;
 }
 
+std::optional<int64_t> non_negative_int(const nlohmann::ordered_json& v);
+
 // The harness's axis union has no discriminator and every member a default
-// type: without "type", an axis with a value is const, one with an expression
-// is expr, and any other is var.
+// type, so pydantic takes the member that validates: without "type", an axis
+// with a valid value is const, one with a non-empty expression string is expr,
+// and any other is var (its other fields ignored, as pydantic ignores them).
 AxisDef::Kind axis_kind(const nlohmann::ordered_json& a) {
-    std::string type = a.contains("type")         ? a["type"].get<std::string>()
-                       : a.contains("value")      ? "const"
-                       : a.contains("expression") ? "expr"
-                                                  : "var";
+    if (!a.contains("type")) {
+        if (a.contains("value") && non_negative_int(a["value"])) return AxisDef::Kind::Const;
+        if (a.contains("expression") && a["expression"].is_string() &&
+            !a["expression"].get<std::string>().empty())
+            return AxisDef::Kind::Expr;
+        return AxisDef::Kind::Var;
+    }
+    std::string type = a["type"].get<std::string>();
     return type == "const" ? AxisDef::Kind::Const
            : type == "var" ? AxisDef::Kind::Var
                            : AxisDef::Kind::Expr;
