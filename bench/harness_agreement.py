@@ -14,6 +14,12 @@ to a problem directory of their own, and both tools evaluate that whole file:
   no latency. Everything else (inputs, seeds, the reference, the checks, the traces) is its own.
 - solbench: `solgen check DIR --device cpu --seeds 0 --json`.
 Per workload the two statuses are compared; the table goes to docs/harness-agreement.md.
+
+`--probes` runs instead the cases where the two tools once parted (issue 17), each a checked-in
+problem changed in one respect: an in-place reference, values written as strings, an input no
+workload describes, max_atol 0 with exact zeros in the reference, one input stream across
+workloads. Where solgen check predicts that the harness writes no trace, its verdict counts as
+"no trace".
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,6 +67,99 @@ def _small_problem(bundle: Path, n: int, dest: Path) -> Path:
     (dest / "workload.jsonl").write_text("".join(lines[i] + "\n" for i in keep))
     shutil.copyfile(bundle / "solution.json", dest / "solution.json")
     return dest
+
+
+def _edit(problem: Path, definition: Any = None, workloads: Any = None) -> None:
+    """Rewrite a problem directory's definition (a function of its dict) and workloads (a
+    function of the list of workload dicts)."""
+    if definition is not None:
+        path = problem / "definition.json"
+        path.write_text(json.dumps(definition(json.loads(path.read_text())), indent=2))
+    if workloads is not None:
+        path = problem / "workload.jsonl"
+        rows = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+        path.write_text("".join(json.dumps(w) + "\n" for w in workloads(rows)))
+
+
+def _in_place_reference(d: dict) -> dict:
+    # the reference updates residual after computing its output (as FlashInfer's fused add +
+    # RMSNorm does): the harness hands the updated residual to the solution
+    d["reference"] = d["reference"].replace(
+        "    return output", "    residual.add_(hidden_states)\n    return output")
+    return d
+
+
+def _strings(rows: list) -> list:
+    for w in rows:
+        w["axes"] = {k: str(v) for k, v in w["axes"].items()}
+        w["tolerance"] = {k: str(v) for k, v in w.get("tolerance", {}).items()}
+    return rows
+
+
+def _undescribed_weight(rows: list) -> list:
+    for w in rows:
+        w["inputs"].pop("weight", None)
+    return rows
+
+
+_MASKED = {"weight": "x_mask", "bias": "ln_norm_bias"}
+
+
+def _masked_layernorm(d: dict) -> dict:
+    # harness name rules: `x_mask` is random 0/1, `*_norm_bias` zeros; so every reference row
+    # has exact zeros beside the (inexact, fp32-summed) others
+    d["inputs"] = {_MASKED.get(k, k): v for k, v in d["inputs"].items()}
+    for old, new in _MASKED.items():
+        d["reference"] = d["reference"].replace(old, new)
+    return d
+
+
+def _masked_exact_tolerance(rows: list) -> list:
+    for w in rows:
+        w["inputs"] = {_MASKED.get(k, k): v for k, v in w["inputs"].items()}
+        w["tolerance"] = {"max_atol": 0.0, "max_rtol": 1e-3}
+    return rows
+
+
+def _exact_tolerance(rows: list) -> list:
+    for w in rows:
+        w["tolerance"] = {"max_atol": 0.0, "max_rtol": 1e-5}
+    return rows
+
+
+# (name, bundle, definition edit, workloads edit, workloads kept, what it shows)
+PROBES = [
+    ("in-place reference", "fused_add_rmsnorm", _in_place_reference, None, 2,
+     "the reference updates an input after computing its output"),
+    ("values as strings", "rmsnorm", None, _strings, 2,
+     'axes and tolerances written "7" and "0.01"'),
+    ("undescribed input", "rmsnorm", None, _undescribed_weight, 2,
+     "the workloads do not describe weight"),
+    ("max_atol 0, exact kernel", "minmax_scale", None, _exact_tolerance, 2,
+     "an exact zero in every reference row (the row's minimum), max_atol 0, a bit-exact kernel"),
+    ("max_atol 0, inexact kernel", "layernorm", _masked_layernorm, _masked_exact_tolerance, 2,
+     "exact zeros (a 0/1 weight, a zero bias) beside inexact fp32 elements, max_atol 0"),
+    ("one stream", "row_sum", None, None, 4,
+     "fp32 sums at 1e-5 over four workloads, the fourth 16 x 7168"),
+]
+
+
+def _probe_rows(harness: Path) -> list[tuple[str, ...]]:
+    rows = []
+    for name, bundle_name, defn_edit, wl_edit, keep, what in PROBES:
+        bundle = ROOT / "submissions" / bundle_name
+        with tempfile.TemporaryDirectory(prefix="probe-") as tmp:
+            work = Path(tmp)
+            problem = _small_problem(bundle, keep, work / "problem")
+            _edit(problem, defn_edit, wl_edit)
+            so = _build_benchmark_kernel(bundle, work)
+            theirs = _harness(harness, problem, so, work)
+            ours = _solbench(problem, bundle)
+        for uuid, verdict in ours.items():
+            a = theirs.get(uuid, "no trace")
+            rows.append((name, what, uuid[:8], a, verdict, "yes" if a == verdict else "**no**"))
+            print(f"{name:20} {uuid[:8]} harness {a:20} solgen {verdict:20}", flush=True)
+    return rows
 
 
 def _build_benchmark_kernel(bundle: Path, work: Path) -> Path:
@@ -108,7 +208,8 @@ def _solbench(problem: Path, bundle: Path) -> dict[str, str]:
                        capture_output=True, text=True, cwd=ROOT, timeout=3600)
     if p.returncode not in (0, 1):
         return {"<check>": "CHECK FAILED: " + p.stderr.strip()[-200:]}
-    return {w["uuid"]: w["status"] for w in json.loads(p.stdout)["workloads"]}
+    return {w["uuid"]: "no trace" if w.get("harness") == "no-trace" else w["status"]
+            for w in json.loads(p.stdout)["workloads"]}
 
 
 def main() -> int:
@@ -119,6 +220,8 @@ def main() -> int:
     ap.add_argument("--harness", type=Path, required=True, help="a SOL-ExecBench checkout")
     ap.add_argument("--workloads", type=int, default=3)
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "harness-agreement.md")
+    ap.add_argument("--probes", action="store_true",
+                    help="the cases where the tools once parted, not the bundles")
     ap.add_argument("bundles", nargs="*", type=Path)
     args = ap.parse_args()
     driver = args.harness / "src" / "sol_execbench" / "driver" / "templates" / "eval_driver.py"
@@ -126,6 +229,8 @@ def main() -> int:
         print(f"harness_agreement: {driver} not found: --harness must name a SOL-ExecBench "
               "checkout", file=sys.stderr)
         return 69
+    if args.probes:
+        return _write_probes(args, _probe_rows(args.harness))
     bundles = args.bundles or sorted(p for p in (ROOT / "submissions").iterdir() if p.is_dir())
     rows, agree, total = [], 0, 0
     for bundle in bundles:
@@ -152,6 +257,22 @@ def main() -> int:
         f"**{agree} of {total}** workload verdicts agree.\n\n" + "\n".join(table) + "\n")
     print(f"{agree} of {total} agree; table in {args.out}")
     return 0 if agree == total else 1
+
+
+def _write_probes(args: argparse.Namespace, rows: list[tuple[str, ...]]) -> int:
+    agree = sum(r[-1] == "yes" for r in rows)
+    table = ["| probe | what | workload | harness | solgen check | same |",
+             "|---|---|---|---|---|---|"] + [f"| {' | '.join(r)} |" for r in rows]
+    text = args.out.read_text() if args.out.exists() else "# solgen check against the harness\n"
+    marker = "\n## Probes\n"
+    text = text.split(marker)[0].rstrip("\n") + "\n" + marker + (
+        "\nWritten by `python3 bench/harness_agreement.py --harness PATH --probes`: each probe "
+        "is a checked-in problem changed in one respect, a case where the two tools once "
+        "parted (issue 17). \"no trace\" for solgen check: it predicts the harness's driver "
+        f"fails writing the trace. **{agree} of {len(rows)}** agree.\n\n" + "\n".join(table) + "\n")
+    args.out.write_text(text)
+    print(f"{agree} of {len(rows)} agree; table in {args.out}")
+    return 0 if agree == len(rows) else 1
 
 
 if __name__ == "__main__":
