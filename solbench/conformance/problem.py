@@ -326,13 +326,26 @@ _BINOPS = {
 _UNOPS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
+_MAX_DEPTH = 100  # of an axis expression's tree; published ones are a few levels deep
+
+
 def _parse_expression(expr: str) -> ast.expr:
     try:
-        return ast.parse(expr.strip(), mode="eval").body
+        root = ast.parse(expr.strip(), mode="eval").body
     except SyntaxError as e:
         raise ValueError(f"cannot parse expression {expr!r}: {e.msg}") from None
     except (RecursionError, MemoryError):  # "-" * 5000 + "M" escaped as RecursionError
         raise ValueError(f"expression {_short(expr)} is nested too deeply") from None
+    # Whether Python's parser gives up depends on the recursion limit of the process, so the
+    # depth is bounded here too: the verdict is the same in any process, and the evaluator's
+    # recursion stays shallow.
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            raise ValueError(f"expression {_short(expr)} is nested too deeply")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return root
 
 
 # Bits of the largest intermediate value of an axis expression. Without a bound
