@@ -136,3 +136,28 @@ def test_binding_generate_takes_typed_options(tmp_path: Path) -> None:
         core.GenerateOptions("x")  # keywords only: no silent reordering
     with pytest.raises(ValueError, match="nope"):
         core.generate(op, str(tmp_path / "none"), core.GenerateOptions(op="nope"))
+
+
+def test_an_input_read_only_in_the_first_branch_of_an_if_is_an_input(tmp_path: Path) -> None:
+    # found by the differential runner (issue 18): the state restored for the other branches
+    # forgot the first branch's reads, so `x` was classified unread and the kernel did not
+    # compile (w's read in a sum was taken for a row-shaped one)
+    from solbench import _core as core
+
+    op = tmp_path / "then_read.lg"
+    op.write_text(
+        "## To then_read (x: Seq of Seq of Float32), (w: Seq of Float32) into "
+        "(y: Seq of Seq of Float32):\n"
+        "    Repeat for r from 1 to length of x:\n"
+        "        Let row be item r of x.\n"
+        "        Repeat for i from 1 to length of row:\n"
+        "            Let mutable t be 0.5.\n"
+        "            If item i of w is more than 0.0:\n"
+        "                Set t to item i of row.\n"
+        "            Set item i of item r of y to t.\n")
+    roles = {t["name"]: t["role"] for t in core.explain(str(op))["inputs"]}
+    assert roles == {"x": "rows", "w": "column"}
+    inputs = {"x": [[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], "w": [1.0, -1.0, 2.0],
+              "y": [[0.0] * 3, [0.0] * 3]}  # an `into` output comes with its size
+    want = core.run(str(op), inputs)
+    assert core.evaluate_ir(str(op), inputs) == want == {"y": [[1.0, 0.5, 3.0], [4.0, 0.5, -6.0]]}

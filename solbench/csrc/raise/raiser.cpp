@@ -462,6 +462,17 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
             merge(saved_locals[k].content, then_locals[k].content, locals_[k].content, "Push");
         for (size_t k = 0; k < tensors_.size(); ++k)
             merge(saved_tensors[k].stored, then_tensors[k].stored, tensors_[k].stored, "store");
+        // What the first branch read counts as read (restoring the state for the other
+        // branches must not forget it: an input read only there was classified unread).
+        for (size_t k = 0; k < tensors_.size(); ++k) {
+            const auto& then_read = then_tensors[k].column_read;
+            auto& read = tensors_[k].column_read;
+            if (then_read && read && *then_read != *read)
+                refuse(s.pos, Rule::ColumnIndex,
+                       "'" + tensors_[k].param->name +
+                           "' is read both along the columns and once per row");
+            if (then_read) read = then_read;
+        }
         // Merge: a variable the branches disagree on becomes select(cond, then, else).
         for (size_t d = 0; d < scopes_.size(); ++d)
             for (auto& [name, b] : scopes_[d]) {
