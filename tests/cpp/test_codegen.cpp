@@ -74,6 +74,22 @@ TEST(ExprPrinter, CastsRoundThroughTheNarrowType) {
     EXPECT_EQ(print_one(cast(DType::Float32, load(0))), "=> x0");
 }
 
+// Int / Int in int64: fast-math float division (the bundles' flags) could put 6 / 3 at
+// 1.9999999, which truncates to 1.
+TEST(ExprPrinter, IntegerDivisionIsDoneInIntegers) {
+    EXPECT_EQ(print_one(binary(Op::IntDiv, load(0), load(1))),
+              "=> (x1 == 0.0f ? x0 / x1 : static_cast<float>(static_cast<int64_t>(x0) / "
+              "static_cast<int64_t>(x1)))");
+}
+
+TEST(ReferencePrinter, IntegerDivisionTruncates) {
+    OpIR op = fixtures::rmsnorm().ir;
+    op.values[0] = binary(Op::IntDiv, load(0), constant(3));
+    EXPECT_NE(codegen::print_reference(op).find("torch.trunc(hidden_states_f / 3.0)"),
+              std::string::npos)
+        << codegen::print_reference(op);
+}
+
 TEST(ExprPrinter, SelectUsesTheComparisonDirectly) {
     Expr e = select(binary(Op::Gt, load(0), scalar(1)), load(0), constant(0.0));
     EXPECT_EQ(print_one(e), "=> (x0 > s1 ? x0 : 0.0f)");

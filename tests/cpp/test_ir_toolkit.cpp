@@ -118,5 +118,6 @@ TEST(OperatorTable, EveryOpHasOneRowInOneTable) {
     }
     EXPECT_EQ(find_operator(Op::Sub)->eval(5, 3), 2);
     EXPECT_EQ(find_operator(Op::Le)->eval(3, 3), 1);
-    EXPECT_EQ(find_operator(Op::Mod)->eval(-7, 3), -1); // truncating, as C's fmod
+    EXPECT_EQ(find_operator(Op::Mod)->eval(-7, 3), -1);    // truncating, as C's fmod
+    EXPECT_EQ(find_operator(Op::IntDiv)->eval(-7, 2), -3); // toward zero, not floor
 }

@@ -148,6 +148,13 @@ std::string ExprPrinter::print_node(const Node& n) {
         return "(" + a + " - " + b + " * static_cast<float>(static_cast<int64_t>(" + a + " / " + b +
                ")))";
     }
+    case Op::IntDiv: {
+        // Exact in int64 (the operands are integers); by zero it is the float quotient.
+        std::string a = arg(0), b = arg(1);
+        return "(" + b + " == 0.0f ? " + a + " / " + b +
+               " : static_cast<float>(static_cast<int64_t>(" + a + ") / static_cast<int64_t>(" + b +
+               ")))";
+    }
     case Op::Neg:
         return "(-" + arg(0) + ")";
     case Op::And:

@@ -102,15 +102,19 @@ class ReferencePrinter {
             const auto& t = op_.outputs[i];
             std::optional<Dim> extent;
             if (t.role == Role::Rows) extent = t.shape.back();
+            const Node& value = *op_.values[i];
             std::string v = print(op_.values[i], extent);
             std::string shaped = v;
+            // A value that reads no input over every row (a weight, a scalar, a
+            // per-head value) is broadcast to the rows first.
             if (t.role == Role::PerRow) {
                 bool kept = static_cast<size_t>(t.rank()) > op_.row_axes.size();
-                shaped = !has_tensor(*op_.values[i]) ? v
-                         : kept ? as_operand(v) + ".reshape(" + shape_of(t) + ")"
-                                : v + ".squeeze(-1)";
-            } else if (!column_dependent(*op_.values[i])) {
-                shaped = "torch.as_tensor(" + v + ").expand(" + shape_of(t) + ")";
+                if (!covers_rows(value))
+                    shaped = "torch.as_tensor(" + strip(v) + ").expand(" + row_sizes() + ", 1)";
+                shaped = kept ? as_operand(shaped) + ".reshape(" + shape_of(t) + ")"
+                              : as_operand(shaped) + ".squeeze(-1)";
+            } else if (!covers_rows(value) || !column_dependent(value)) {
+                shaped = "torch.as_tensor(" + strip(v) + ").expand(" + shape_of(t) + ")";
             }
             std::string name = t.name;
             body(name + " = " + as_operand(shaped) + to_dtype(t.dtype));
@@ -182,6 +186,25 @@ class ReferencePrinter {
         for (size_t i = 0; i < t.shape.size(); ++i)
             s += (i ? ", " : "") + dim(t.shape[i]);
         return s;
+    }
+
+    std::string row_sizes() const {
+        std::string s;
+        for (size_t i = 0; i < op_.row_axes.size(); ++i)
+            s += (i ? ", " : "") + op_.axes[static_cast<size_t>(op_.row_axes[i])].name;
+        return s;
+    }
+
+    // Whether n's value has every row axis: it reads a row or per-row input
+    // that is not broadcast over some of them.
+    bool covers_rows(const Node& n) const {
+        if (n.op == Op::Load) {
+            const auto& t = op_.inputs[n.index];
+            return (t.role == Role::Rows || t.role == Role::PerRow) && !ir::is_broadcast(t);
+        }
+        for (const auto& a : n.args)
+            if (covers_rows(*a)) return true;
+        return false;
     }
 
     bool column_dependent(const Node& n) const {
@@ -264,6 +287,13 @@ class ReferencePrinter {
         case Op::Load:
             return load(n, extent);
         case Op::Reduce: {
+            if (!column_dependent(*n.args[0])) {
+                // The same term at every column: a sum is extent times it, a max or min it.
+                std::string term = print(n.args[0], n.extent);
+                if (!has_tensor(*n.args[0])) term = "torch.as_tensor(" + strip(term) + ")";
+                if (n.reduce_kind != ir::ReduceKind::Sum) return term;
+                return "(" + term + " * " + dim(n.extent) + ")";
+            }
             const char* f = n.reduce_kind == ir::ReduceKind::Sum   ? "torch.sum"
                             : n.reduce_kind == ir::ReduceKind::Max ? "torch.amax"
                                                                    : "torch.amin";
@@ -273,6 +303,9 @@ class ReferencePrinter {
         case Op::Mod:
             return tensor ? "torch.fmod(" + a(0) + ", " + a(1) + ")"
                           : "math.fmod(" + a(0) + ", " + a(1) + ")";
+        case Op::IntDiv:
+            return tensor ? "torch.trunc(" + a(0) + " / " + a(1) + ")"
+                          : "float(math.trunc(" + a(0) + " / " + a(1) + "))";
         case Op::Neg:
             return "(-" + a(0) + ")";
         case Op::And:

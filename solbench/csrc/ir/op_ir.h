@@ -106,6 +106,7 @@ enum class Op {
     Mul,
     Div,
     Mod,
+    IntDiv, // a / b of two Ints: the quotient truncated toward zero
     Neg,
     Lt,
     Le,

@@ -20,6 +20,10 @@ constexpr Operator kOperators[] = {
     {Op::Div, "/", 2, K::Arithmetic, [](double a, double b) { return a / b; }, " / "},
     // C's fmod (truncating), as LOGOS's % on reals; printers spell it themselves.
     {Op::Mod, "%", 2, K::Arithmetic, [](double a, double b) { return std::fmod(a, b); }, ""},
+    // Int / Int (docs/logos-language.md); printers spell it in integers, which fast-math
+    // float division would not keep exact.
+    {Op::IntDiv, "idiv", 2, K::Arithmetic, [](double a, double b) { return std::trunc(a / b); },
+     ""},
     {Op::Neg, "neg", 1, K::Arithmetic, [](double a, double) { return -a; }, ""},
     {Op::Lt, "<", 2, K::Comparison, [](double a, double b) { return a < b ? 1.0 : 0.0; }, " < "},
     {Op::Le, "<=", 2, K::Comparison, [](double a, double b) { return a <= b ? 1.0 : 0.0; }, " <= "},

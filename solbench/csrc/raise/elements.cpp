@@ -166,10 +166,12 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
                         "'" + t.param->name + "' is read outside the loop over its rows");
     check_row_indices(t, index0, n_lead, pos, taint);
     int input = input_index_.at(t.param);
-    if (per_row) return NumVal{ir::load(input), taint};
+    std::optional<ir::DType> elem = element_dtype(t.param->type.elem);
+    const bool integer = elem && ir::is_integer(*elem);
+    if (per_row) return NumVal{ir::load(input), taint, integer};
     if (at_column) {
         auto off = column_offset(*loop, t, canon(col), pos);
-        return NumVal{ir::load(input, off), taint};
+        return NumVal{ir::load(input, off), taint, integer};
     }
     if (col.mentions_kind(Atom::Loop))
         refuse(pos, Rule::ColumnIndex, "a column read with a counter of an outer loop");
@@ -177,7 +179,7 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
     if (!k && canon(col + Poly::constant(1)) == last_dim(t))
         k = -1; // the last column (`item (length of row) of row`): a reversed loop's seed
     if (!k) refuse(pos, Rule::ColumnIndex, "a column read at a symbolic position");
-    return NumVal{ir::load_fixed(input, *k), taint};
+    return NumVal{ir::load_fixed(input, *k), taint, integer};
 }
 
 // `Set item i of out to v`: an output element at the current row and column.

@@ -18,6 +18,28 @@ std::optional<Diagnostic> first_taint(const NumVal& a, const NumVal& b) {
     return a.taint ? a.taint : b.taint;
 }
 
+// Arithmetic on two Ints the language types Int (integer elements, sizes): `/`
+// truncates toward zero and `%` keeps the dividend's sign, exactly; the rest
+// stay Int.
+NumVal integer_arith(ir::Op op, const NumVal& a, const NumVal& b) {
+    auto taint = first_taint(a, b);
+    switch (op) {
+    case ir::Op::Add:
+    case ir::Op::Sub:
+    case ir::Op::Mul:
+        return NumVal{ir::binary(op, a.e, b.e), taint, true};
+    case ir::Op::Div:
+        return NumVal{ir::binary(ir::Op::IntDiv, a.e, b.e), taint, true};
+    case ir::Op::Mod: // a - b * (a / b), the Int quotient
+        return NumVal{
+            ir::binary(ir::Op::Sub, a.e,
+                       ir::binary(ir::Op::Mul, b.e, ir::binary(ir::Op::IntDiv, a.e, b.e))),
+            taint, true};
+    default:
+        return NumVal{ir::binary(op, a.e, b.e), taint};
+    }
+}
+
 ir::Op arith_op(ast::BinaryOp op) {
     switch (op) {
     case ast::BinaryOp::Add:
@@ -193,7 +215,7 @@ NumVal Raiser::to_num(const Value& v, SourcePos pos) {
             sum = first ? term : ir::binary(ir::Op::Add, sum, term);
             first = false;
         }
-        return NumVal{sum, std::nullopt};
+        return NumVal{sum, std::nullopt, true};
     }
     if (std::holds_alternative<TextVal>(v))
         refuse(pos, Rule::NonTensorValue, "a Text value; solgen raises tensor ops only");
@@ -270,8 +292,8 @@ Value Raiser::eval(const ast::Expr& e) {
                 std::optional<ir::DType> to = element_dtype(n.to);
                 if (std::holds_alternative<IntVal>(v) && ir::is_integer(*to)) return v;
                 NumVal x = to_num(v, e.pos);
-                if (*to == ir::DType::Float64) return x;
-                return NumVal{ir::cast(*to, x.e), x.taint};
+                if (*to == ir::DType::Float64) return NumVal{x.e, x.taint};
+                return NumVal{ir::cast(*to, x.e), x.taint, ir::is_integer(*to)};
             } else if constexpr (std::is_same_v<T, ast::CopyOf>) {
                 return eval(*n.operand); // symbolic values are immutable: a copy is the value
             } else if constexpr (std::is_same_v<T, ast::Unary>) {
@@ -279,8 +301,9 @@ Value Raiser::eval(const ast::Expr& e) {
                 if (n.op == ast::UnaryOp::Neg) {
                     if (auto* i = std::get_if<IntVal>(&v)) return IntVal{i->p.scaled(-1)};
                     NumVal x = to_num(v, e.pos);
-                    if (x.e->op == ir::Op::Const) return NumVal{ir::constant(-x.e->value), x.taint};
-                    return NumVal{ir::unary(ir::Op::Neg, x.e), x.taint};
+                    if (x.e->op == ir::Op::Const)
+                        return NumVal{ir::constant(-x.e->value), x.taint, x.integer};
+                    return NumVal{ir::unary(ir::Op::Neg, x.e), x.taint, x.integer};
                 }
                 NumVal x = to_num(v, e.pos);
                 return NumVal{ir::unary(ir::Op::Not, x.e), x.taint};
@@ -344,6 +367,7 @@ Value Raiser::eval(const ast::Expr& e) {
                 }
                 NumVal a = to_num(l, n.lhs->pos), b = to_num(r, n.rhs->pos);
                 ir::Op op = arith_op(n.op);
+                if (a.integer && b.integer) return integer_arith(op, a, b);
                 if (a.e->op == ir::Op::Const && b.e->op == ir::Op::Const) {
                     double x = a.e->value, y = b.e->value;
                     double v = 0;
@@ -394,10 +418,11 @@ Value Raiser::call(const ast::Expr& e, const ast::Call& c) {
         }
         if (b->arity == 1) {
             NumVal x = to_num(args[0], e.pos);
-            return NumVal{ir::unary(b->op, x.e), x.taint};
+            return NumVal{ir::unary(b->op, x.e), x.taint, b->keeps_int && x.integer};
         }
         NumVal x = to_num(args[0], e.pos), y = to_num(args[1], e.pos);
-        return NumVal{ir::binary(b->op, x.e, y.e), first_taint(x, y)};
+        return NumVal{ir::binary(b->op, x.e, y.e), first_taint(x, y),
+                      b->keeps_int && x.integer && y.integer};
     }
     const ast::Function* f = program_.find(c.callee);
     if (!f) refuse(e.pos, Rule::Unsupported, "unknown function '" + c.callee + "'");
@@ -476,7 +501,8 @@ Value Raiser::exec_helper_block(const ast::Block& block, size_t from) {
             Value else_v = from_branch(k + 1);
             if (c.e->op == ir::Op::Const) return c.e->value != 0 ? then_v : else_v;
             NumVal t = to_num(then_v, br.pos), f = to_num(else_v, br.pos);
-            return NumVal{ir::select(c.e, t.e, f.e), c.taint ? c.taint : first_taint(t, f)};
+            return NumVal{ir::select(c.e, t.e, f.e), c.taint ? c.taint : first_taint(t, f),
+                          t.integer && f.integer};
         };
         return from_branch(0);
     }

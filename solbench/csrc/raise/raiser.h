@@ -38,9 +38,12 @@ struct IntVal {
 // A real (or boolean, 0/1) value: an IR expression. `taint` is a refusal
 // deferred until the value is used inside the row-parallel part (e.g. a read
 // of a fixed row, fine on its own, refused once it feeds a row).
+// `integer`: the language types it Int (an integer tensor's element, a size,
+// a cast to an integer type), so `/` of two of them truncates (docs/logos-language.md).
 struct NumVal {
     ir::Expr e;
     std::optional<Diagnostic> taint;
+    bool integer = false;
 };
 
 // A (partial) view of a tensor parameter: `item r of x` with r fixed, and
