@@ -82,6 +82,14 @@ TEST(ExprPrinter, IntegerDivisionIsDoneInIntegers) {
               "static_cast<int64_t>(x1)))");
 }
 
+// In double: --use_fast_math would make sinf the approximation whose error grows with |x|.
+TEST(ExprPrinter, SinAndCosAreAccurateUnderFastMath) {
+    EXPECT_EQ(print_one(unary(Op::Sin, load(0))),
+              "=> static_cast<float>(sin(static_cast<double>(x0)))");
+    EXPECT_EQ(print_one(unary(Op::Cos, binary(Op::Mul, load(0), load(1)))),
+              "=> static_cast<float>(cos(static_cast<double>(x0 * x1)))");
+}
+
 TEST(ReferencePrinter, IntegerDivisionTruncates) {
     OpIR op = fixtures::rmsnorm().ir;
     op.values[0] = binary(Op::IntDiv, load(0), constant(3));

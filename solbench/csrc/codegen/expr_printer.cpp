@@ -169,6 +169,10 @@ std::string ExprPrinter::print_node(const Node& n) {
     }
     case Op::Sigmoid:
         return "(1.0f / (1.0f + expf(-" + arg(0) + ")))";
+    case Op::Sin: // in double, which fast math leaves accurate (ir/builtins.cpp)
+        return "static_cast<float>(sin(static_cast<double>(" + strip_parens(arg(0)) + ")))";
+    case Op::Cos:
+        return "static_cast<float>(cos(static_cast<double>(" + strip_parens(arg(0)) + ")))";
     case Op::Pow: {
         const Node& k = *n.args[1];
         if (k.op == Op::Const) {

@@ -21,6 +21,12 @@ constexpr Builtin kBuiltins[] = {
      "abs"},
     {"erf", Op::Erf, 1, [](double x, double) { return std::erf(x); }, false, "erff", "torch.erf",
      "math.erf"},
+    // The kernel spells these itself: --use_fast_math makes sinf __sinf, whose error grows
+    // with |x| (a RoPE angle reaches thousands of radians).
+    {"sin", Op::Sin, 1, [](double x, double) { return std::sin(x); }, false, "", "torch.sin",
+     "math.sin"},
+    {"cos", Op::Cos, 1, [](double x, double) { return std::cos(x); }, false, "", "torch.cos",
+     "math.cos"},
     {"sigmoid", Op::Sigmoid, 1, [](double x, double) { return 1.0 / (1.0 + std::exp(-x)); }, false,
      "", "torch.sigmoid", ""},
     {"floor", Op::Floor, 1, [](double x, double) { return std::floor(x); }, true, "floorf",

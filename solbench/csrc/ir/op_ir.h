@@ -124,6 +124,8 @@ enum class Op {
     Tanh,
     Abs,
     Erf,
+    Sin,
+    Cos,
     Sigmoid,
     Floor,
     Ceil,

@@ -186,12 +186,16 @@ IntVal Raiser::to_int(const Value& v, SourcePos pos) {
     refuse(pos, Rule::ValueKind, "an integer is needed here");
 }
 
+// A typed Let, a helper's parameter or result: a Real type makes an Int a Real (so
+// `/` divides reals), a narrow one rounds.
 Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
     if (t.rank != 0) return v;
-    std::optional<ir::DType> narrow = element_dtype(t.elem);
-    if (!narrow || !ir::is_floating(*narrow) || *narrow == ir::DType::Float64) return v;
+    std::optional<ir::DType> declared = element_dtype(t.elem);
+    if (!declared || !ir::is_floating(*declared)) return v;
+    if (!std::holds_alternative<NumVal>(v) && !std::holds_alternative<IntVal>(v)) return v;
     NumVal n = to_num(v, pos);
-    return NumVal{ir::cast(*narrow, n.e), n.taint};
+    if (*declared == ir::DType::Float64) return NumVal{n.e, n.taint};
+    return NumVal{ir::cast(*declared, n.e), n.taint};
 }
 
 NumVal Raiser::to_num(const Value& v, SourcePos pos) {
@@ -671,7 +675,12 @@ Value Raiser::read_item(SourcePos pos, const Value& seq, const Value& index) {
         // columns is the value pushed there (r2 §7): the IR is column-relative.
         const Content& c = row_buffer(*local, pos);
         Poly idx0 = canon(to_int(index, pos).p - Poly::constant(1));
-        return read_row_buffer(c, idx0, pos);
+        Value v = read_row_buffer(c, idx0, pos);
+        // Its items have the buffer's element type: an Int8 buffer holds Ints.
+        std::optional<ir::DType> elem =
+            element_dtype(locals_[static_cast<size_t>(local->local)].type.elem);
+        std::get<NumVal>(v).integer = elem && ir::is_integer(*elem);
+        return v;
     }
     const auto* view = std::get_if<ViewVal>(&seq);
     if (!view) refuse(pos, Rule::ValueKind, "`item ... of` needs a sequence");
