@@ -8,9 +8,10 @@ namespace solbench::ir_queries {
 
 using ir::any_node; // ir/walk.h
 
-// True when e reads an input at the current column outside every Reduce.
+// True when e reads an input at the current column (or the column itself) outside every
+// Reduce.
 inline bool loads_outside_reduce(const ir::Expr& e) {
-    if (e->op == ir::Op::Load) return true;
+    if (e->op == ir::Op::Load || e->op == ir::Op::Column) return true;
     if (e->op == ir::Op::Reduce) return false;
     for (const auto& a : e->args)
         if (loads_outside_reduce(a)) return true;

@@ -26,6 +26,7 @@ ExprNames simple_names() {
     n.scalar = [](int input) { return "s" + std::to_string(input); };
     n.axis = [](int axis) { return "axis" + std::to_string(axis); };
     n.reduction = [](const Node&) { return std::string("red"); };
+    n.column = [] { return std::string("col"); };
     return n;
 }
 
@@ -88,6 +89,21 @@ TEST(ExprPrinter, SinAndCosAreAccurateUnderFastMath) {
               "=> static_cast<float>(sin(static_cast<double>(x0)))");
     EXPECT_EQ(print_one(unary(Op::Cos, binary(Op::Mul, load(0), load(1)))),
               "=> static_cast<float>(cos(static_cast<double>(x0 * x1)))");
+}
+
+TEST(ExprPrinter, TheColumnIsAValueThatIsNeverHoisted) {
+    EXPECT_EQ(print_one(binary(Op::Mul, load(0), column_index())), "=> (x0 * col)");
+    EXPECT_FALSE(codegen::column_invariant(column_index()));
+}
+
+TEST(ReferencePrinter, TheColumnIsAnArangeOnTheInputsDevice) {
+    OpIR op = fixtures::rmsnorm().ir;
+    op.values[0] = binary(Op::Mul, load(0), column_index());
+    std::string ref = codegen::print_reference(op);
+    EXPECT_NE(
+        ref.find("torch.arange(hidden_size, dtype=torch.float32, device=hidden_states.device)"),
+        std::string::npos)
+        << ref;
 }
 
 TEST(ReferencePrinter, IntegerDivisionTruncates) {

@@ -44,7 +44,7 @@ std::map<const Node*, int> use_counts(const std::vector<ir::Expr>& roots) {
 }
 
 bool column_invariant(const ir::Expr& e) {
-    if (e->op == Op::Load) return false;
+    if (e->op == Op::Load || e->op == Op::Column) return false;
     if (e->op == Op::Reduce) return true;
     for (const auto& a : e->args)
         if (!column_invariant(a)) return false;
@@ -65,7 +65,7 @@ namespace {
 
 bool is_leaf(Op op) {
     return op == Op::Const || op == Op::Scalar || op == Op::AxisSize || op == Op::Load ||
-           op == Op::Reduce;
+           op == Op::Column || op == Op::Reduce;
 }
 
 // " < " for a comparison (ir/operators.h), else null.
@@ -142,6 +142,8 @@ std::string ExprPrinter::print_node(const Node& n) {
         return names_.load(n.index, n.col_offset);
     case Op::Reduce:
         return names_.reduction(n);
+    case Op::Column:
+        return names_.column();
     case Op::Mod: {
         // C fmod semantics (truncating), spelt with casts the contract allows.
         std::string a = arg(0), b = arg(1);

@@ -35,6 +35,7 @@ struct ExprNames {
     std::function<std::string(int input)> scalar;          // a Scalar input, as a float
     std::function<std::string(int axis)> axis;             // an axis size, as a float
     std::function<std::string(const ir::Node&)> reduction; // a Reduce's per-row result
+    std::function<std::string()> column;                   // the current column, as a float
 };
 
 // Prints expressions of one scope into `const float` statements.

@@ -442,6 +442,13 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
     };
     n.scalar = [this](int input) { return scalar_value(input); };
     n.axis = [this](int axis) { return "static_cast<float>(" + kernel_axis(axis) + ")"; };
+    n.column = [this, element]() -> std::string {
+        if (!element) {
+            errors_.push_back("the column is used outside a column loop");
+            return "0.0f";
+        }
+        return "static_cast<float>(base + j)"; // row_passes.mustache's chunk and lane
+    };
     n.reduction = [this](const ir::Node& node) {
         auto it = reduction_names_.find(&node);
         if (it != reduction_names_.end()) return it->second;
@@ -764,7 +771,8 @@ json Emitter::gated_context() {
                 flat_ = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && e->col_offset) return false;
-        if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce) return false;
+        if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce || e->op == ir::Op::Column)
+            return false; // a flat launch has no rows and columns of its own
         return std::all_of(e->args.begin(), e->args.end(), plain);
     };
     for (const auto& v : ir_.values)
@@ -820,6 +828,14 @@ json Emitter::gated_context() {
                 std::string arg = "static_cast<float>(" + kernel_axis(axis) + ")";
                 params.push_back({name, arg});
                 tail_args.push_back({name, arg});
+            }
+            return name;
+        };
+        n.column = [&]() {
+            const std::string name = "column_index_f";
+            if (seen.insert(name).second) { // gated_activation.mustache's vector and tail columns
+                params.push_back({name, "static_cast<float>(base + j)"});
+                tail_args.push_back({name, "static_cast<float>(c)"});
             }
             return name;
         };

@@ -68,7 +68,7 @@ std::string to_dtype(ir::DType t) {
 }
 
 bool has_tensor(const Node& n) {
-    if (n.op == Op::Load || n.op == Op::Reduce) return true;
+    if (n.op == Op::Load || n.op == Op::Reduce || n.op == Op::Column) return true;
     for (const auto& a : n.args)
         if (has_tensor(*a)) return true;
     return false;
@@ -110,11 +110,13 @@ class ReferencePrinter {
             if (t.role == Role::PerRow) {
                 bool kept = static_cast<size_t>(t.rank()) > op_.row_axes.size();
                 if (!covers_rows(value))
-                    shaped = "torch.as_tensor(" + strip(v) + ").expand(" + row_sizes() + ", 1)";
+                    shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
+                             row_sizes() + ", 1)";
                 shaped = kept ? as_operand(shaped) + ".reshape(" + shape_of(t) + ")"
                               : as_operand(shaped) + ".squeeze(-1)";
             } else if (!covers_rows(value) || !column_dependent(value)) {
-                shaped = "torch.as_tensor(" + strip(v) + ").expand(" + shape_of(t) + ")";
+                shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
+                         shape_of(t) + ")";
             }
             std::string name = t.name;
             body(name + " = " + as_operand(shaped) + to_dtype(t.dtype));
@@ -188,6 +190,14 @@ class ReferencePrinter {
         return s;
     }
 
+    // Where a tensor made here lives: the inputs' device (an op of scalars alone: CUDA
+    // where there is one, as the harness runs it).
+    std::string device() const {
+        for (const auto& t : op_.inputs)
+            if (t.role != Role::Scalar && t.role != Role::Unread) return t.name + ".device";
+        return "(\"cuda\" if torch.cuda.is_available() else \"cpu\")";
+    }
+
     std::string row_sizes() const {
         std::string s;
         for (size_t i = 0; i < op_.row_axes.size(); ++i)
@@ -209,6 +219,7 @@ class ReferencePrinter {
 
     bool column_dependent(const Node& n) const {
         if (n.op == Op::Load) return op_.inputs[n.index].role != Role::PerRow;
+        if (n.op == Op::Column) return true;
         if (n.op == Op::Reduce) return false;
         for (const auto& a : n.args)
             if (column_dependent(*a)) return true;
@@ -290,7 +301,8 @@ class ReferencePrinter {
             if (!column_dependent(*n.args[0])) {
                 // The same term at every column: a sum is extent times it, a max or min it.
                 std::string term = print(n.args[0], n.extent);
-                if (!has_tensor(*n.args[0])) term = "torch.as_tensor(" + strip(term) + ")";
+                if (!has_tensor(*n.args[0]))
+                    term = "torch.as_tensor(" + strip(term) + ", device=" + device() + ")";
                 if (n.reduce_kind != ir::ReduceKind::Sum) return term;
                 return "(" + term + " * " + dim(n.extent) + ")";
             }
@@ -300,6 +312,9 @@ class ReferencePrinter {
             return std::string(f) + "(" + strip(print(n.args[0], n.extent)) +
                    ", dim=-1, keepdim=True)";
         }
+        case Op::Column: // the columns of this context, 0-based
+            return "torch.arange(" + (extent ? dim(*extent) : std::string("1")) +
+                   ", dtype=torch.float32, device=" + device() + ")";
         case Op::Mod:
             return tensor ? "torch.fmod(" + a(0) + ", " + a(1) + ")"
                           : "math.fmod(" + a(0) + ", " + a(1) + ")";

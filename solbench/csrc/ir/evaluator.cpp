@@ -156,6 +156,8 @@ class Evaluator {
             return static_cast<double>(axis_[static_cast<size_t>(n.index)]);
         case Op::Load:
             return load(n, r, c);
+        case Op::Column:
+            return static_cast<double>(c);
         case Op::Reduce: {
             if (auto it = memo_.find(&n); it != memo_.end()) return it->second;
             int64_t extent = dim(n.extent);

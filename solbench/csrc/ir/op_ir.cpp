@@ -71,6 +71,12 @@ Expr load(int input, std::optional<Dim> col_offset) {
     return make(std::move(n));
 }
 
+Expr column_index() {
+    Node n;
+    n.op = Op::Column;
+    return make(std::move(n));
+}
+
 Expr load_fixed(int input, int64_t column) {
     Node n;
     n.op = Op::Load;
@@ -213,6 +219,8 @@ struct Printer {
             return t.name +
                    (t.role == Role::Column ? "[" + col + "]" : "[" + row + ", " + col + "]");
         }
+        case Op::Column:
+            return "c";
         case Op::Reduce:
             return std::string(to_string(n.reduce_kind)) + "_c(" + (*this)(n.args[0]) + ")";
         case Op::Cast:

@@ -298,6 +298,9 @@ ir::Expr remap(const ir::Expr& e, const std::vector<int>& new_index,
     case ir::Op::Load:
         out = ir::load(new_index[e->index], e->col_offset);
         break;
+    case ir::Op::Column:
+        out = e;
+        break;
     case ir::Op::Reduce:
         out = ir::reduce(e->reduce_kind, args[0], e->extent);
         break;

@@ -198,13 +198,28 @@ Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
     return NumVal{ir::cast(*declared, n.e), n.taint};
 }
 
+// The steps a loop counter has taken (its Atom::Loop), as a value: the column loop's is
+// the column minus the loop's shift (r2 §8). A row counter, or one of a loop nested in a
+// column loop, is not a value (yet).
+ir::Expr Raiser::counter_value(int loop_id, SourcePos pos) {
+    LoopInfo* loop = column_context();
+    if (!loop || loop->id != loop_id || loop->kind != LoopKind::Column)
+        refuse(pos, Rule::ValueKind,
+               "a row loop's counter used as a number; only the counter of the loop over the "
+               "columns is a value (row indices as values are not accepted yet)");
+    if (loop->reversed)
+        refuse(pos, Rule::ColumnIndex, "the counter of a loop that reads the row in reverse");
+    if (!loop->shift) loop->shift = Poly::constant(0); // its first read must agree
+    const int64_t shift = loop->shift->constant_term();
+    return shift == 0 ? ir::column_index()
+                      : ir::binary(ir::Op::Sub, ir::column_index(),
+                                   ir::constant(static_cast<double>(shift)));
+}
+
 NumVal Raiser::to_num(const Value& v, SourcePos pos) {
     if (auto* n = std::get_if<NumVal>(&v)) return *n;
     if (auto* i = std::get_if<IntVal>(&v)) {
         Poly p = canon(i->p);
-        if (p.mentions_kind(Atom::Loop))
-            refuse(pos, Rule::ValueKind,
-                   "a loop counter used as a number; only tensor elements and sizes are values");
         ir::Expr sum = ir::constant(static_cast<double>(p.constant_term()));
         bool first = p.constant_term() == 0;
         for (const auto& [mono, coef] : p.terms()) {
@@ -212,7 +227,7 @@ NumVal Raiser::to_num(const Value& v, SourcePos pos) {
             ir::Expr term = ir::constant(static_cast<double>(coef));
             bool unit = coef == 1;
             for (const Atom& a : mono) {
-                ir::Expr ax = ir::axis_size(a.id);
+                ir::Expr ax = a.kind == Atom::Loop ? counter_value(a.id, pos) : ir::axis_size(a.id);
                 term = unit ? ax : ir::binary(ir::Op::Mul, term, ax);
                 unit = false;
             }
@@ -364,6 +379,11 @@ Value Raiser::eval(const ast::Expr& e) {
                                           std::nullopt};
                         if ((n.op == ast::BinaryOp::Eq || n.op == ast::BinaryOp::Ne) && a == b)
                             return NumVal{ir::constant(n.op == ast::BinaryOp::Eq ? 1.0 : 0.0),
+                                          std::nullopt};
+                        // A condition on the column counter (r2 §8): a select on the column.
+                        if (a.mentions_kind(Atom::Loop) || b.mentions_kind(Atom::Loop))
+                            return NumVal{ir::binary(arith_op(n.op), to_num(l, n.lhs->pos).e,
+                                                     to_num(r, n.rhs->pos).e),
                                           std::nullopt};
                         refuse(e.pos, Rule::SizeArithmetic, "a comparison of symbolic sizes");
                     }

@@ -173,6 +173,7 @@ class Raiser {
 
     // Values
     NumVal to_num(const Value& v, SourcePos pos);
+    ir::Expr counter_value(int loop_id, SourcePos pos);
     // The interpreter rounds a value stored under a narrow declared type.
     Value round_to_declared(Value v, const ast::Type& t, SourcePos pos);
     IntVal to_int(const Value& v, SourcePos pos);
