@@ -52,16 +52,20 @@ def _fail(path: Path, msg: str, line: int | None = None, col: int | None = None)
     return BundleError(f"{_where(path, line, col)}: {msg}")
 
 
-def _read_json(path: Path) -> Any:
+def _read_text(path: Path) -> str:
+    """The file's UTF-8 text, or a ProblemError naming the file and why it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise _fail(path, "file not found") from None
     except UnicodeDecodeError as e:
         raise _fail(path, f"not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise _fail(path, f"cannot read: {e.strerror}") from None
-    return _loads(path, text)
+
+
+def _read_json(path: Path) -> Any:
+    return _loads(path, _read_text(path))
 
 
 class _DuplicateKey(ValueError):
@@ -582,17 +586,10 @@ def _check_workload(path: Path, line: int, raw: Any, defn: Definition | None) ->
 
 def load_workloads(path: Path, defn: Definition | None = None) -> list[Workload]:
     path = Path(path)
-    try:
-        # Lines as the harness's load_jsonl_file reads them (`for line in f`, then strip()):
-        # split at "\n" only (read_text has made "\r\n" and "\r" one). splitlines() also split
-        # at U+2028, U+0085 and \x0c..., which JSON allows raw inside a string.
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise _fail(path, "file not found") from None
-    except UnicodeDecodeError as e:
-        raise _fail(path, f"not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise _fail(path, f"cannot read: {e.strerror}") from None
+    # Lines as the harness's load_jsonl_file reads them (`for line in f`, then strip()):
+    # split at "\n" only (read_text has made "\r\n" and "\r" one). splitlines() also split
+    # at U+2028, U+0085 and \x0c..., which JSON allows raw inside a string.
+    lines = _read_text(path).split("\n")
     out = []
     for i, text in enumerate(lines, start=1):
         if not text.strip():

@@ -45,6 +45,15 @@ def solgen(*args: str, timeout: float = 60) -> "subprocess.CompletedProcess[str]
     return subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def built_solgen() -> Path | None:
+    """$SOLBENCH_SOLGEN, else the newest build*/solgen of this checkout (None: not built)."""
+    env = os.environ.get("SOLBENCH_SOLGEN")
+    if env and Path(env).is_file():
+        return Path(env)
+    found = sorted(REPO.glob("build*/solgen"), key=lambda p: p.stat().st_mtime, reverse=True)
+    return found[0] if found else None
+
+
 def cpu_check(bundle: Path, *extra: str, workloads: int = 2, seeds: int = 0) -> dict:
     """`solgen check BUNDLE --device cpu` on the smallest workloads; its JSON summary.
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_solgen
 from solbench import compile_check as cc
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,20 +73,12 @@ def test_own_diagnostics_ignore_other_files():
     assert len(found) == 2 and all("kernel.cu" in f for f in found)
 
 
-def _solgen() -> Path | None:
-    env = os.environ.get("SOLBENCH_SOLGEN")
-    if env and Path(env).is_file():
-        return Path(env)
-    found = sorted(REPO.glob("build*/solgen"), key=lambda p: p.stat().st_mtime, reverse=True)
-    return found[0] if found else None
-
-
 @pytest.fixture(scope="module")
 def compiled_rmsnorm(tmp_path_factory):
     """One real compile (sm_90, with PTX) of the solgen rmsnorm bundle: ~1 min of nvcc."""
     if not (shutil.which("nvcc") or Path("/usr/local/bin/nvcc").exists()):
         pytest.skip("nvcc is not installed")
-    solgen = _solgen()
+    solgen = built_solgen()
     if solgen is None:
         pytest.skip("no solgen binary built (set SOLBENCH_SOLGEN)")
     tmp = tmp_path_factory.mktemp("cc")

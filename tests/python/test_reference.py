@@ -7,12 +7,12 @@ and compared with the op written directly in torch.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from conftest import built_solgen
 
 torch = pytest.importorskip("torch")
 
@@ -20,17 +20,9 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "corpus" / "accept"
 
 
-def _solgen() -> Path | None:
-    env = os.environ.get("SOLBENCH_SOLGEN")
-    if env and Path(env).is_file():
-        return Path(env)
-    found = sorted(REPO.glob("build*/solgen"), key=lambda p: p.stat().st_mtime, reverse=True)
-    return found[0] if found else None
-
-
 @pytest.fixture(scope="module")
 def bundles(tmp_path_factory) -> dict[str, Path]:
-    solgen = _solgen()
+    solgen = built_solgen()
     if solgen is None:
         pytest.skip("no solgen binary built (set SOLBENCH_SOLGEN)")
     out = tmp_path_factory.mktemp("ref")
