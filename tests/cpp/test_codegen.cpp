@@ -27,6 +27,7 @@ ExprNames simple_names() {
     n.axis = [](int axis) { return "axis" + std::to_string(axis); };
     n.reduction = [](const Node&) { return std::string("red"); };
     n.column = [] { return std::string("col"); };
+    n.row = [](int p) { return "row" + std::to_string(p); };
     return n;
 }
 

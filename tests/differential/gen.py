@@ -388,7 +388,8 @@ class Gen:
                                  (["%"] if "modulo" not in self.avoid else []))
             a = self._expr(leaves, depth - 1)
             if op == "%":
-                return ("bin", "%", a, lit(self.rng.choice([2.0, 3.0, 0.5, 1.5]), self.rng))
+                return ("bin", "%", self.guard_dividend(a),
+                        lit(self.rng.choice([2.0, 3.0, 0.5, 1.5]), self.rng))
             b = self._expr(leaves, depth - 1)
             if op == "/":
                 b = self.guard_denominator(b)
@@ -443,6 +444,20 @@ class Gen:
         if self.chance(0.5):
             return ("bin", "+", ("un", "abs", b), lit(self.rng.choice([0.5, 1.0, 2.0]), self.rng))
         return ("bin", "+", ("bin", "*", b, b), lit(self.rng.choice([0.25, 1.0]), self.rng))
+
+    def guard_dividend(self, a: tuple) -> tuple:
+        """A `%` whose dividend may pass 2^20: float32 keeps no fraction there (past 2^24 not
+        even the units), so its remainder is the rounding's, in the kernel as in
+        reference.py; clamped in the op, as an overflowing exp is (seed 50935: x * sum(x^2)
+        % 2.0 of 6e9 is 0 in float32)."""
+        try:
+            lo, hi = self.iv(a)
+            if max(abs(lo), abs(hi)) <= 2.0 ** 20:
+                return a
+        except (ValueError, OverflowError, ZeroDivisionError):
+            pass
+        self.style["guarded"] = True
+        return ("call", "min", ("call", "max", a, lit(-1000.0)), lit(1000.0))
 
     def guarded_unary(self, f: str, a: tuple) -> tuple:
         try:

@@ -873,7 +873,8 @@ def helper_function(doc: Doc, op: Func, rng: random.Random) -> bool:
         args = {leaf: fresh(used, "mm_a") for leaf in leaves}
         params = [Param(a, "Int" if ty.of(leaf).is_int else "Real", False, False)
                   for leaf, a in args.items()]
-        body = emap(e, lambda x, _: Name(args[x]) if x in args else None)
+        # Not inside an index: `item c of row` is a parameter whole, even where c is one too.
+        body = emap(e, lambda x, in_index: Name(args[x]) if x in args and not in_index else None)
         ret = "Int" if ty.of(e).is_int else "Real"
         helpers.append(Func(name, None, params, ret, [Stmt("return", value=body)], [""]))
         call = Call(name, tuple(leaves))

@@ -39,6 +39,11 @@ OPS = ROOT / "tests" / "ops" / "accept"
     "silu_flat_push_output",    # a flat output filled by Push in row-major order (issue 12)
     "row_max_keepdim_push",     # a keepdim output built by Push
     "sum_of_squares_first_seed",  # a sum seeded with the first element (issue 12)
+    "int8_integer_division",    # Int / Int and Int % Int of int8 data (issue 18)
+    "snake_activation",         # sin (issue 16)
+    "column_counter_values",    # the column counter as a value, a select on it (issue 16)
+    "row_counter_values",       # row counters as values, cos (issue 16)
+    "constant_inner_loop",      # a reduction over an axis no tensor has (issue 16)
 ])
 def test_op_passes_the_cpu_check(op: str, tmp_path: Path) -> None:
     bundle = tmp_path / "b"

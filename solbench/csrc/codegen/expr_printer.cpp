@@ -65,7 +65,7 @@ namespace {
 
 bool is_leaf(Op op) {
     return op == Op::Const || op == Op::Scalar || op == Op::AxisSize || op == Op::Load ||
-           op == Op::Column || op == Op::Reduce;
+           op == Op::Column || op == Op::Row || op == Op::Reduce;
 }
 
 // " < " for a comparison (ir/operators.h), else null.
@@ -144,6 +144,8 @@ std::string ExprPrinter::print_node(const Node& n) {
         return names_.reduction(n);
     case Op::Column:
         return names_.column();
+    case Op::Row:
+        return names_.row(n.index);
     case Op::Mod: {
         // C fmod semantics (truncating), spelt with casts the contract allows.
         std::string a = arg(0), b = arg(1);

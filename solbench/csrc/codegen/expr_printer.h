@@ -36,6 +36,7 @@ struct ExprNames {
     std::function<std::string(int axis)> axis;             // an axis size, as a float
     std::function<std::string(const ir::Node&)> reduction; // a Reduce's per-row result
     std::function<std::string()> column;                   // the current column, as a float
+    std::function<std::string(int position)> row; // the row's coordinate on row_axes[position]
 };
 
 // Prints expressions of one scope into `const float` statements.

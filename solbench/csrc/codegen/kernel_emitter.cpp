@@ -3,6 +3,7 @@
 
 #include "codegen/expr_printer.h"
 #include "codegen/templater.h"
+#include "ir/walk.h"
 #include "version.h"
 
 #include <algorithm>
@@ -332,6 +333,7 @@ class Emitter {
     }
     Dim row_dim() const { return Dim{ir_.column_axis, 1}; }
     std::string row_start(const Tensor& t);
+    std::string row_coordinate(int p);
     // A scalar input in kernel code: the float parameter, or a 0-d tensor's element.
     std::string scalar_value(int input) const {
         const std::string name = input_name(input);
@@ -449,6 +451,7 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
         }
         return "static_cast<float>(base + j)"; // row_passes.mustache's chunk and lane
     };
+    n.row = [this](int p) { return "static_cast<float>(" + row_coordinate(p) + ")"; };
     n.reduction = [this](const ir::Node& node) {
         auto it = reduction_names_.find(&node);
         if (it != reduction_names_.end()) return it->second;
@@ -494,17 +497,23 @@ std::vector<std::string> Emitter::row_pointer_lines() {
 // Where the current row starts in tensor t, in elements. A broadcast tensor
 // starts at the offset of the row coordinates it follows: the coordinate
 // along row axis p is (row / sizes of the later row axes) % size of p.
+// The current row's coordinate along row_axes[p], from the flat `row` the kernels keep.
+std::string Emitter::row_coordinate(int p) {
+    std::vector<std::string> later;
+    for (size_t q = static_cast<size_t>(p) + 1; q < ir_.row_axes.size(); ++q)
+        later.push_back(kernel_axis(ir_.row_axes[q]));
+    std::string coord = later.empty() ? "row" : "row / (" + join(later, " * ") + ")";
+    if (p > 0) coord = "(" + coord + ") % " + kernel_axis(ir_.row_axes[static_cast<size_t>(p)]);
+    return coord;
+}
+
 std::string Emitter::row_start(const Tensor& t) {
     std::string at = "row";
     if (ir::is_broadcast(t)) {
         at.clear();
         for (int p : t.row_subset) {
-            std::vector<std::string> later;
-            for (size_t q = static_cast<size_t>(p) + 1; q < ir_.row_axes.size(); ++q)
-                later.push_back(kernel_axis(ir_.row_axes[q]));
             std::string size = kernel_axis(ir_.row_axes[static_cast<size_t>(p)]);
-            std::string coord = later.empty() ? "row" : "row / (" + join(later, " * ") + ")";
-            if (p > 0) coord = "(" + coord + ") % " + size;
+            std::string coord = row_coordinate(p);
             at = at.empty() ? coord : "(" + at + ") * " + size + " + " + coord;
         }
         at = "(" + at + ")";
@@ -771,7 +780,8 @@ json Emitter::gated_context() {
                 flat_ = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && e->col_offset) return false;
-        if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce || e->op == ir::Op::Column)
+        if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce || e->op == ir::Op::Column ||
+            e->op == ir::Op::Row)
             return false; // a flat launch has no rows and columns of its own
         return std::all_of(e->args.begin(), e->args.end(), plain);
     };
@@ -836,6 +846,15 @@ json Emitter::gated_context() {
             if (seen.insert(name).second) { // gated_activation.mustache's vector and tail columns
                 params.push_back({name, "static_cast<float>(base + j)"});
                 tail_args.push_back({name, "static_cast<float>(c)"});
+            }
+            return name;
+        };
+        n.row = [&](int p) {
+            const std::string name = "row_index" + std::to_string(p) + "_f";
+            if (seen.insert(name).second) {
+                std::string arg = "static_cast<float>(" + row_coordinate(p) + ")";
+                params.push_back({name, arg});
+                tail_args.push_back({name, arg});
             }
             return name;
         };
@@ -922,6 +941,12 @@ std::vector<std::string> Emitter::vector_conditions() {
         add_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
     for (const auto& [key, name] : offset_names_)
         if (key.offset) dims.insert(host_dim(*key.offset));
+    // A pass runs whole vectors over its reduction's extent, which no tensor may have (a
+    // constant loop `for k from 1 to 3` summing a per-row value): it must be whole too.
+    for (const ir::Expr& v : ir_.values)
+        ir::visit(v, [&](const ir::Node& n) {
+            if (n.op == ir::Op::Reduce) dims.insert(host_dim(n.extent));
+        });
     for (const auto& d : dims)
         conds.push_back("(" + d + ") % kVectorWidth == 0");
     if (conds.empty()) conds.push_back("true");

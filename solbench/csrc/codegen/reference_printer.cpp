@@ -68,7 +68,8 @@ std::string to_dtype(ir::DType t) {
 }
 
 bool has_tensor(const Node& n) {
-    if (n.op == Op::Load || n.op == Op::Reduce || n.op == Op::Column) return true;
+    if (n.op == Op::Load || n.op == Op::Reduce || n.op == Op::Column || n.op == Op::Row)
+        return true;
     for (const auto& a : n.args)
         if (has_tensor(*a)) return true;
     return false;
@@ -311,6 +312,17 @@ class ReferencePrinter {
                                                                    : "torch.amin";
             return std::string(f) + "(" + strip(print(n.args[0], n.extent)) +
                    ", dim=-1, keepdim=True)";
+        }
+        case Op::Row: { // [1, .., size, .., 1, 1]: the coordinates along one row axis
+            std::vector<std::string> sizes(op_.row_axes.size() + 1, "1");
+            std::string size =
+                op_.axes[static_cast<size_t>(op_.row_axes[static_cast<size_t>(n.index)])].name;
+            sizes[static_cast<size_t>(n.index)] = size;
+            std::string shape;
+            for (size_t i = 0; i < sizes.size(); ++i)
+                shape += (i ? ", " : "") + sizes[i];
+            return "torch.arange(" + size + ", dtype=torch.float32, device=" + device() +
+                   ").reshape(" + shape + ")";
         }
         case Op::Column: // the columns of this context, 0-based
             return "torch.arange(" + (extent ? dim(*extent) : std::string("1")) +

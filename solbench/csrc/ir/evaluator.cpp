@@ -108,6 +108,13 @@ class Evaluator {
             }
     }
 
+    // Row r's coordinate along row_axes[position] (row-major over the row axes).
+    int64_t row_coordinate(int64_t r, int position) const {
+        for (size_t k = op_.row_axes.size(); k-- > static_cast<size_t>(position) + 1;)
+            r /= axis_[static_cast<size_t>(op_.row_axes[k])];
+        return r % axis_[static_cast<size_t>(op_.row_axes[static_cast<size_t>(position)])];
+    }
+
     // Where row r of the op starts in t, in elements: a broadcast tensor
     // starts at the offset of the row coordinates it follows.
     int64_t row_start(const Tensor& t, int64_t r) const {
@@ -158,6 +165,8 @@ class Evaluator {
             return load(n, r, c);
         case Op::Column:
             return static_cast<double>(c);
+        case Op::Row:
+            return static_cast<double>(row_coordinate(r, n.index));
         case Op::Reduce: {
             if (auto it = memo_.find(&n); it != memo_.end()) return it->second;
             int64_t extent = dim(n.extent);

@@ -77,6 +77,13 @@ Expr column_index() {
     return make(std::move(n));
 }
 
+Expr row_index(int position) {
+    Node n;
+    n.op = Op::Row;
+    n.index = position;
+    return make(std::move(n));
+}
+
 Expr load_fixed(int input, int64_t column) {
     Node n;
     n.op = Op::Load;
@@ -221,6 +228,10 @@ struct Printer {
         }
         case Op::Column:
             return "c";
+        case Op::Row: // the row's coordinate along one row axis
+            return "index(" +
+                   op.axes[static_cast<size_t>(op.row_axes[static_cast<size_t>(n.index)])].name +
+                   ")";
         case Op::Reduce:
             return std::string(to_string(n.reduce_kind)) + "_c(" + (*this)(n.args[0]) + ")";
         case Op::Cast:

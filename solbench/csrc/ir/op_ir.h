@@ -101,6 +101,7 @@ enum class Op {
     AxisSize, // axes[index], as a real number
     Load,     // inputs[index] at the current row and column (+ col_offset)
     Column,   // the current column (0-based), as a real number: a loop counter as a value
+    Row,      // the current row's coordinate along row_axes[index] (0-based), as a real
     Reduce,   // reduce_kind over columns [0, extent) of args[0]
     Add,
     Sub,
@@ -164,6 +165,7 @@ Expr axis_size(int axis);
 Expr load(int input, std::optional<Dim> col_offset = std::nullopt);
 Expr load_fixed(int input, int64_t column);
 Expr column_index();
+Expr row_index(int position); // along row_axes[position]
 Expr reduce(ReduceKind kind, Expr element, Dim extent);
 Expr unary(Op op, Expr a);
 Expr binary(Op op, Expr a, Expr b);

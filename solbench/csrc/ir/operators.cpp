@@ -14,6 +14,7 @@ constexpr Operator kOperators[] = {
     {Op::AxisSize, "axis", 0, K::Leaf, nullptr, ""},
     {Op::Load, "load", 0, K::Leaf, nullptr, ""},
     {Op::Column, "column", 0, K::Leaf, nullptr, ""},
+    {Op::Row, "row", 0, K::Leaf, nullptr, ""},
     {Op::Reduce, "reduce", 1, K::Reduction, nullptr, ""},
     {Op::Add, "+", 2, K::Arithmetic, [](double a, double b) { return a + b; }, " + "},
     {Op::Sub, "-", 2, K::Arithmetic, [](double a, double b) { return a - b; }, " - "},

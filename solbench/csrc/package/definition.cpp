@@ -299,6 +299,7 @@ ir::Expr remap(const ir::Expr& e, const std::vector<int>& new_index,
         out = ir::load(new_index[e->index], e->col_offset);
         break;
     case ir::Op::Column:
+    case ir::Op::Row:
         out = e;
         break;
     case ir::Op::Reduce:

@@ -198,15 +198,18 @@ Value Raiser::round_to_declared(Value v, const ast::Type& t, SourcePos pos) {
     return NumVal{ir::cast(*declared, n.e), n.taint};
 }
 
-// The steps a loop counter has taken (its Atom::Loop), as a value: the column loop's is
-// the column minus the loop's shift (r2 §8). A row counter, or one of a loop nested in a
-// column loop, is not a value (yet).
+// The steps a loop counter has taken (its Atom::Loop), as a value (r2 §8): a row loop's
+// is the row's coordinate along its axis, the column loop's the column minus the loop's
+// shift. One of a loop nested in a column loop is not a value.
 ir::Expr Raiser::counter_value(int loop_id, SourcePos pos) {
+    std::vector<int> rows = current_row_loops();
+    if (auto at = std::find(rows.begin(), rows.end(), loop_id); at != rows.end())
+        return ir::row_index(static_cast<int>(at - rows.begin()));
     LoopInfo* loop = column_context();
     if (!loop || loop->id != loop_id || loop->kind != LoopKind::Column)
         refuse(pos, Rule::ValueKind,
-               "a row loop's counter used as a number; only the counter of the loop over the "
-               "columns is a value (row indices as values are not accepted yet)");
+               "the counter of a loop nested in the loop over the columns used as a number; "
+               "only the row loops' and the column loop's counters are values");
     if (loop->reversed)
         refuse(pos, Rule::ColumnIndex, "the counter of a loop that reads the row in reverse");
     if (!loop->shift) loop->shift = Poly::constant(0); // its first read must agree
