@@ -273,7 +273,14 @@ def _rmsnorm_as_h4096(h: int, eps: str) -> SameAs:
     return SameAs("nvidia_rmsnorm_h4096", f"rmsnorm_h4096 with hidden_size {h}, eps {eps}")
 
 
+def _fused_add_rmsnorm_as_h4096(h: int) -> SameAs:
+    return SameAs("flashinfer_fused_add_rmsnorm_h4096",
+                  f"002_fused_add_rmsnorm_h4096 with hidden_size {h}")
+
+
 SAME_AS: dict[str, SameAs] = {
+    "FlashInfer-Bench__001_fused_add_rmsnorm_h2048": _fused_add_rmsnorm_as_h4096(2048),
+    "FlashInfer-Bench__003_fused_add_rmsnorm_h7168": _fused_add_rmsnorm_as_h4096(7168),
     "FlashInfer-Bench__021_rmsnorm_h128": _rmsnorm_as_h4096(128, "1e-6"),
     "FlashInfer-Bench__022_rmsnorm_h512": _rmsnorm_as_h4096(512, "1e-6"),
     "FlashInfer-Bench__023_rmsnorm_h1536": _rmsnorm_as_h4096(1536, "1e-6"),

@@ -519,7 +519,7 @@ std::string Emitter::row_start(const Tensor& t) {
         at = "(" + at + ")";
     }
     if (t.role != Role::Rows) return at;
-    return at + " * " + (flat_ ? "cols" : kernel_dim(t.shape.back()));
+    return at + " * " + (flat_ ? "cols" : kernel_dim(ir::column_dim(t)));
 }
 
 // The fused_row / reduction context: one pass per reduction, then the outputs.
@@ -657,7 +657,7 @@ json Emitter::row_context() {
     if (passes >= 2 && same_extents)
         for (const auto& [input, count] : reads)
             if (count >= 2 && ir_.inputs[input].role == Role::Rows &&
-                ir_.inputs[input].shape.back() == row_dim())
+                ir::column_dim(ir_.inputs[input]) == row_dim())
                 cached.insert(input);
 
     // Load lines, now that the cache is known.
@@ -776,7 +776,7 @@ json Emitter::gated_context() {
     for (const auto* list : {&ir_.inputs, &ir_.outputs})
         for (const Tensor& t : *list)
             if (t.role != Role::Scalar && t.role != Role::Unread &&
-                (t.role != Role::Rows || ir::is_broadcast(t) || !(t.shape.back() == row_dim())))
+                (t.role != Role::Rows || ir::is_broadcast(t) || !(ir::column_dim(t) == row_dim())))
                 flat_ = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && e->col_offset) return false;
@@ -933,7 +933,7 @@ std::vector<std::string> Emitter::vector_conditions() {
     auto add_tensor = [&](const Tensor& t, const std::string& name) {
         if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread) return;
         conds.push_back("aligned16(" + name + ")");
-        if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(t.shape.back()));
+        if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(ir::column_dim(t)));
     };
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
         add_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));

@@ -236,7 +236,7 @@ class ReferencePrinter {
         std::vector<std::string> sizes(op_.row_axes.size(), "1");
         for (int p : follows)
             sizes[static_cast<size_t>(p)] = op_.axes[op_.row_axes[static_cast<size_t>(p)]].name;
-        sizes.push_back(t.role == Role::PerRow ? "1" : dim(t.shape.back()));
+        sizes.push_back(t.role == Role::PerRow ? "1" : dim(ir::column_dim(t)));
         std::string out;
         for (size_t i = 0; i < sizes.size(); ++i)
             out += (i ? ", " : "") + sizes[i];
@@ -252,7 +252,7 @@ class ReferencePrinter {
         } else if (t.role == Role::PerRow) {
             return v + ".unsqueeze(-1)";
         }
-        Dim last = t.shape.back();
+        Dim last = ir::column_dim(t);
         bool whole = !n.col_offset && extent && *extent == last;
         if (whole) return v;
         std::string start = n.col_offset ? dim(*n.col_offset) : "0";

@@ -50,7 +50,7 @@ class Evaluator {
                 if (t.role == Role::PerRow) {
                     out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, 0)));
                 } else {
-                    int64_t cols = dim(t.shape.back());
+                    int64_t cols = dim(column_dim(t));
                     for (int64_t c = 0; c < cols; ++c)
                         out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, c)));
                 }
@@ -99,7 +99,7 @@ class Evaluator {
         for (const Tensor& t : op_.inputs)
             if (t.role != Role::Scalar) {
                 Buffer& b = buffers_[t.name];
-                b.row_length = dim(t.shape.back());
+                b.row_length = dim(column_dim(t));
                 int64_t total = 1;
                 for (const Dim& d : t.shape)
                     total *= dim(d);
@@ -119,7 +119,7 @@ class Evaluator {
     // starts at the offset of the row coordinates it follows.
     int64_t row_start(const Tensor& t, int64_t r) const {
         if (t.role == Role::Column) return 0;
-        int64_t per_row = t.role == Role::Rows ? dim(t.shape.back()) : 1;
+        int64_t per_row = t.role == Role::Rows ? dim(column_dim(t)) : 1;
         if (!is_broadcast(t)) return r * per_row;
         std::vector<int64_t> coord(op_.row_axes.size());
         for (size_t k = coord.size(); k-- > 0;) {

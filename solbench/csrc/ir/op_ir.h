@@ -89,8 +89,17 @@ struct Tensor {
     // Scalar: passed as a 0-d tensor (a definition's `shape: []`) and read on
     // the device, not as a Python number.
     bool zero_d = false;
+    // Rows/Column inputs: the shape index of the column dimension, when kept
+    // axes of 1 follow it ([batch, half, 1]); -1: the last dimension.
+    int column = -1;
     int rank() const { return static_cast<int>(shape.size()); }
 };
+
+// The dimension a Rows or Column tensor runs along the columns (its last one,
+// unless kept axes of 1 follow it).
+inline const Dim& column_dim(const Tensor& t) {
+    return t.column < 0 ? t.shape.back() : t.shape[static_cast<size_t>(t.column)];
+}
 
 enum class ReduceKind { Sum, Max, Min };
 const char* to_string(ReduceKind k); // "sum", "max", "min"

@@ -135,7 +135,8 @@ std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
         for (const auto* list : {&op.inputs, &op.outputs})
             for (const auto& t : *list)
                 if (t.role == Role::Rows && !t.shape.empty())
-                    widest = std::max(widest, t.shape.back().scale * value[t.shape.back().axis]);
+                    widest =
+                        std::max(widest, ir::column_dim(t).scale * value[ir::column_dim(t).axis]);
         if (!op.row_axes.empty() && !op.axes[op.row_axes[0]].value) {
             int64_t& outer = value[op.row_axes[0]];
             while (outer > 1 && outer * inner * widest > kMaxElements)

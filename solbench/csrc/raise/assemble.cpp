@@ -203,7 +203,7 @@ ir::OpIR Raiser::assemble() {
 
 // An input's role from the axes of its dimensions: the row axes it follows
 // (in the outputs' order, all or some), kept axes of 1, and, when it is read
-// along the columns, its last dimension.
+// along the columns, the dimension they run along.
 void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
                             const std::vector<int>& row_roots) const {
     const size_t rank = t.dims.size();
@@ -214,8 +214,11 @@ void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
         return;
     }
     bool along_columns = *t.column_read;
+    const size_t column = t.column_dim.value_or(rank - 1);
+    if (along_columns && column + 1 != rank) x.column = static_cast<int>(column);
     std::vector<int> follows;
-    for (size_t j = 0; j + (along_columns ? 1 : 0) < rank; ++j) {
+    for (size_t j = 0; j < rank; ++j) {
+        if (along_columns && j == column) continue;
         auto [root, scale] = resolve_axis(t.dims[j]);
         auto it = std::find(row_roots.begin(), row_roots.end(), root);
         if (scale == 1 && it != row_roots.end()) {

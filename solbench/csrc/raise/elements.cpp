@@ -122,15 +122,21 @@ void Raiser::cover_columns(const TensorParam& t, const Poly& covered, int64_t sh
     if (!first_half && !but_last) unify_or_keep(t, covered, pos);
 }
 
+// The dimension the columns of `t` run along: the last, unless kept axes of 1
+// follow it.
+int Raiser::column_axis(const TensorParam& t) {
+    return t.dims[t.column_dim.value_or(t.dims.size() - 1)];
+}
+
 Poly Raiser::last_dim(const TensorParam& t) {
-    auto [root, scale] = resolve_axis(t.dims.back());
+    auto [root, scale] = resolve_axis(column_axis(t));
     return Poly::atom({Atom::Axis, root}).scaled(scale);
 }
 
 void Raiser::unify_or_keep(const TensorParam& t, const Poly& covered, SourcePos pos) {
-    auto [root, scale] = resolve_axis(t.dims.back());
+    auto [root, scale] = resolve_axis(column_axis(t));
     if (!(Poly::atom({Atom::Axis, root}).scaled(scale) == covered))
-        unify_dim(t.dims.back(), covered, pos);
+        unify_dim(column_axis(t), covered, pos);
 }
 
 Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePos pos) {
@@ -140,8 +146,11 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
                "reads output '" + t.param->name +
                    "' while writing it: an element that depends on earlier ones (a scan)");
     LoopInfo* loop = column_context();
-    const Poly& col = index0.back();
-    const size_t last = index0.size() - 1;
+    // The column index is the last one but kept axes of 1 after it ([b, half, 1]).
+    size_t last = index0.size() - 1;
+    while (last > 0 && is_unit_index(t, last, index0[last]))
+        --last;
+    const Poly& col = index0[last];
     // One value per row: the last index is a row counter or 0 on a kept axis.
     bool at_column = loop && col.mentions({Atom::Loop, loop->id});
     bool per_row = false;
@@ -169,6 +178,9 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
     std::optional<ir::DType> elem = element_dtype(t.param->type.elem);
     const bool integer = elem && ir::is_integer(*elem);
     if (per_row) return NumVal{ir::load(input), taint, integer};
+    if (t.column_dim && *t.column_dim != last)
+        refuse(pos, Rule::ColumnIndex, "'" + t.param->name + "' is read along two different axes");
+    t.column_dim = last;
     if (at_column) {
         auto off = column_offset(*loop, t, canon(col), pos);
         return NumVal{ir::load(input, off), taint, integer};

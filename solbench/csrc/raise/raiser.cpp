@@ -472,6 +472,12 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
                        "'" + tensors_[k].param->name +
                            "' is read both along the columns and once per row");
             if (then_read) read = then_read;
+            const auto& then_dim = then_tensors[k].column_dim;
+            auto& dim = tensors_[k].column_dim;
+            if (then_dim && dim && *then_dim != *dim)
+                refuse(s.pos, Rule::ColumnIndex,
+                       "'" + tensors_[k].param->name + "' is read along two different axes");
+            if (then_dim) dim = then_dim;
         }
         // Merge: a variable the branches disagree on becomes select(cond, then, else).
         for (size_t d = 0; d < scopes_.size(); ++d)

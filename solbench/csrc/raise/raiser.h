@@ -104,6 +104,9 @@ struct TensorParam {
     // Inputs: read along the columns (true) or one value per row (false);
     // unset until the first read.
     std::optional<bool> column_read;
+    // Read along the columns: the dimension the columns run along (the last,
+    // unless kept axes of 1 follow it).
+    std::optional<size_t> column_dim;
 };
 
 struct LocalSeq {
@@ -200,6 +203,7 @@ class Raiser {
     Value read_row_buffer(const Content& c, const Poly& idx0, SourcePos pos);
     void cover_columns(const TensorParam& t, const Poly& covered, int64_t shift, SourcePos pos,
                        bool reversed = false);
+    static int column_axis(const TensorParam& t);
     Poly last_dim(const TensorParam& t);
     void unify_or_keep(const TensorParam& t, const Poly& covered, SourcePos pos);
     std::optional<ir::Dim> column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
