@@ -35,7 +35,7 @@ std::vector<OpFile> accepted() {
 }
 
 nlohmann::json nested(const std::vector<int64_t>& dims, size_t depth,
-                      const std::function<double()>& next) {
+                      const std::function<nlohmann::json()>& next) {
     nlohmann::json a = nlohmann::json::array();
     for (int64_t i = 0; i < dims[depth]; ++i)
         a.push_back(depth + 1 == dims.size() ? nlohmann::json(next())
@@ -64,7 +64,11 @@ nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shap
     };
     auto tensor_json = [&](const ir::Tensor& t, bool zeros) {
         std::vector<int64_t> d = dims_of(t);
-        auto next = [&]() { return zeros ? 0.0 : ir::round_to(t.dtype, normal(rng)); };
+        // A Bool tensor holds true or false (the interpreter takes no numbers for it).
+        auto next = [&]() -> nlohmann::json {
+            if (t.dtype == ir::DType::Bool) return !zeros && normal(rng) > 0.0;
+            return zeros ? 0.0 : ir::round_to(t.dtype, normal(rng));
+        };
         if (t.flat) {
             int64_t n = 1;
             for (int64_t x : d)
@@ -108,7 +112,10 @@ void expect_close(const nlohmann::json& a, const nlohmann::json& b, const std::s
             expect_close(a[i], b[i], where + "[" + std::to_string(i) + "]");
         return;
     }
-    double x = a.get<double>(), y = b.get<double>();
+    auto number = [](const nlohmann::json& v) {
+        return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
+    };
+    double x = number(a), y = number(b);
     EXPECT_LE(std::fabs(x - y), 1e-6 * std::max(std::fabs(x), std::fabs(y)) + 1e-300)
         << where << ": interpreter " << x << " vs IR " << y;
 }

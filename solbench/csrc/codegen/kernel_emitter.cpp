@@ -33,6 +33,12 @@ std::optional<std::string> cuda_type(DType t) {
         return "int8_t";
     case DType::Int16:
         return "int16_t";
+    case DType::Int32:
+        return "int32_t";
+    case DType::Int64:
+        return "int64_t";
+    case DType::Bool: // torch's bool is one byte holding 0 or 1; CUDA has no __ldg of bool
+        return "uint8_t";
     case DType::Float8E4M3:
         return "__nv_fp8_e4m3";
     case DType::Float8E5M2:
@@ -65,7 +71,7 @@ const char* scalar_type_enum(DType t) {
         return "at::ScalarType::Float8_e4m3fn";
     case DType::Float8E5M2:
         return "at::ScalarType::Float8_e5m2";
-    case DType::Int32: // only unread inputs have these
+    case DType::Int32:
         return "at::ScalarType::Int";
     case DType::Int64:
         return "at::ScalarType::Long";
@@ -79,8 +85,12 @@ const char* scalar_type_enum(DType t) {
 int element_size(DType t) {
     switch (t) {
     case DType::Float32:
+    case DType::Int32:
         return 4;
+    case DType::Int64:
+        return 8;
     case DType::Int8:
+    case DType::Bool:
     case DType::Float8E4M3:
     case DType::Float8E5M2:
         return 1;
@@ -101,6 +111,12 @@ const char* header_dtype(DType t) {
         return "int8";
     case DType::Int16:
         return "int16";
+    case DType::Int32:
+        return "int32";
+    case DType::Int64:
+        return "int64";
+    case DType::Bool:
+        return "bool";
     case DType::Float8E4M3:
         return "fp8_e4m3";
     case DType::Float8E5M2:
@@ -385,8 +401,8 @@ std::optional<EmitError> Emitter::check_supported() {
             if (!cuda_type(t.dtype))
                 return EmitError{"tensor '" + t.name + "' has dtype " +
                                  ir::benchmark_name(t.dtype) +
-                                 "; kernels support float32, bfloat16, float16, int8, int16 "
-                                 "and FP8 (e4m3fn, e5m2) tensors"};
+                                 "; kernels support float32, bfloat16, float16, int8, int16, "
+                                 "int32, int64, bool and FP8 (e4m3fn, e5m2) tensors"};
         }
     std::function<bool(const ir::Expr&)> fixed = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && e->fixed_column) return true;
@@ -1150,7 +1166,8 @@ std::variant<std::string, EmitError> Emitter::run() {
     // Only the helpers this kernel uses: unused ones would be warned about.
     bool fp8 = false;
     auto dtype_flags = [&](const char* prefix, const std::vector<Tensor>& list) {
-        for (const char* t : {"float", "bfloat16", "half", "int8", "int16", "fp8_e4m3", "fp8_e5m2"})
+        for (const char* t : {"float", "bfloat16", "half", "int8", "int16", "int32", "int64",
+                              "bool", "fp8_e4m3", "fp8_e5m2"})
             ctx[std::string(prefix) + t] = false;
         for (const Tensor& t : list) {
             if ((t.role == Role::Scalar && !t.zero_d) || t.role == Role::Unread) continue;

@@ -27,8 +27,10 @@ void flatten(const nlohmann::json& j, std::vector<double>& out, std::vector<int6
             flatten(x, out, shape, depth + 1);
     } else if (j.is_number()) {
         out.push_back(j.get<double>());
+    } else if (j.is_boolean()) { // a Bool tensor: 1 and 0, as the kernel reads it
+        out.push_back(j.get<bool>() ? 1.0 : 0.0);
     } else {
-        throw EvalError("tensor elements must be numbers");
+        throw EvalError("tensor elements must be numbers or booleans");
     }
 }
 
