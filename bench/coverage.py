@@ -78,7 +78,7 @@ class Rule(Enum):
 
 
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
-LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS})
+LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COLUMN_SELECT, Rule.INT_BOOL})
 
 
 class Scope(Enum):
@@ -225,9 +225,10 @@ class Override:
 R, S = Rule, Scope
 OVERRIDES: dict[str, Override] = {
     "L1__011_rotary_position_embedding": Override(
-        Class.RULES, (R.SIN_COS, R.COLUMN_SELECT, R.INT_BOOL),
-        "its @ is an outer product (K = 1) of inv_freq and int64 positions; cos, sin: a last axis"
-        " of 2"),
+        Class.OUT, (S.ROW_CONCAT,),
+        "cos and sin stacked in a last axis of 2 make head_dim a row axis, and cat((freqs, freqs))"
+        " concatenates along it; its @ is an outer product (K = 1) of inv_freq and int64"
+        " positions"),
     "L1__014_rotary_embedding_with_attention_scaling_backward": Override(
         Class.RULES, (R.SIN_COS,),
         "its @ sums each row's gradient against inv_freq (a row reduction), not a GEMM"),

@@ -46,6 +46,8 @@ OPS = ROOT / "tests" / "ops" / "accept"
     "kept_axis_after_columns",  # w[C, 1] and g[rows, C, 1]: kept axes after the columns (issue 16)
     "bool_mask_in_and_out",     # a bool input read as a select and a bool output (issue 16)
     "int64_positions_as_values",  # int64 positions as values, an integer quotient (issue 16)
+    "rope_rotate_half",         # rotate-half: reads wrapped by a select on the column (issue 16)
+    "cos_sin_repeated_halves",  # outputs twice as wide as their angles (issue 16)
     "constant_inner_loop",      # a reduction over an axis no tensor has (issue 16)
 ])
 def test_op_passes_the_cpu_check(op: str, tmp_path: Path) -> None:

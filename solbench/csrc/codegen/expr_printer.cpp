@@ -139,7 +139,7 @@ std::string ExprPrinter::print_node(const Node& n) {
     case Op::AxisSize:
         return names_.axis(n.index);
     case Op::Load:
-        return names_.load(n.index, n.col_offset);
+        return names_.load(n.index, n.col_offset, n.col_wrap);
     case Op::Reduce:
         return names_.reduction(n);
     case Op::Column:

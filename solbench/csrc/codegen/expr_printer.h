@@ -31,7 +31,10 @@ bool column_invariant(const ir::Expr& e);
 // Spellings of the leaves that depend on where an expression is evaluated.
 struct ExprNames {
     // inputs[input] at the current column (+ offset); only called for Loads.
-    std::function<std::string(int input, const std::optional<ir::Dim>& offset)> load;
+    // A column read: its input, offset from the column and the width it wraps at.
+    std::function<std::string(int input, const std::optional<ir::Dim>& offset,
+                              const std::optional<ir::Dim>& wrap)>
+        load;
     std::function<std::string(int input)> scalar;          // a Scalar input, as a float
     std::function<std::string(int axis)> axis;             // an axis size, as a float
     std::function<std::string(const ir::Node&)> reduction; // a Reduce's per-row result

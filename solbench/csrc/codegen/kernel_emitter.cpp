@@ -299,14 +299,17 @@ const char* reduce_combine(ir::ReduceKind kind) {
     return kind == ir::ReduceKind::Sum ? "SumOp" : kind == ir::ReduceKind::Max ? "MaxOp" : "MinOp";
 }
 
-// One distinct read of an input: the input and its column offset.
+// One distinct read of an input: the input, its column offset and wrap width.
 struct LoadKey {
     int input = 0;
     std::optional<Dim> offset;
+    std::optional<Dim> wrap;
     friend bool operator<(const LoadKey& a, const LoadKey& b) {
-        auto key = [](const LoadKey& k) {
-            return std::make_tuple(k.input, k.offset.has_value(), k.offset ? k.offset->axis : 0,
-                                   k.offset ? k.offset->scale : 0);
+        auto dim = [](const std::optional<Dim>& d) {
+            return std::make_tuple(d.has_value(), d ? d->axis : 0, d ? d->scale : 0);
+        };
+        auto key = [&](const LoadKey& k) {
+            return std::make_tuple(k.input, dim(k.offset), dim(k.wrap));
         };
         return key(a) < key(b);
     }
@@ -347,7 +350,12 @@ class Emitter {
         std::string a = host_axis(d.axis);
         return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
     }
-    Dim row_dim() const { return Dim{ir_.column_axis, 1}; }
+    // The columns an output row runs over (2 * half for cos/sin tables of half-width angles).
+    Dim row_dim() const {
+        for (const Tensor& t : ir_.outputs)
+            if (t.role == Role::Rows && !t.shape.empty()) return ir::column_dim(t);
+        return Dim{ir_.column_axis, 1};
+    }
     std::string row_start(const Tensor& t);
     std::string row_coordinate(int p);
     // A scalar input in kernel code: the float parameter, or a 0-d tensor's element.
@@ -360,7 +368,8 @@ class Emitter {
     std::optional<EmitError> check_supported();
     int vector_width() const;
     ExprNames names(std::set<LoadKey>* loads, bool element);
-    std::string load_var(int input, const std::optional<Dim>& offset);
+    std::string load_var(const LoadKey& key);
+    std::string column_at(const LoadKey& key, const std::string& column);
     std::vector<std::string> load_lines(const std::set<LoadKey>& loads,
                                         const std::set<int>& cached);
     std::vector<std::string> row_pointer_lines();
@@ -382,6 +391,7 @@ class Emitter {
     bool flat_ = false;
     std::set<std::string> combines_; // the group_reduce combine ops the kernel uses
     bool online_ = false;            // an online max/sum pair (softmax) is reduced
+    bool uses_wrap_ = false;         // a read wraps around the row (column_at)
     json constants_ = json::array();
 };
 
@@ -431,10 +441,10 @@ int Emitter::vector_width() const {
     return 16 / narrow;
 }
 
-std::string Emitter::load_var(int input, const std::optional<Dim>& offset) {
+std::string Emitter::load_var(const LoadKey& key) {
+    const int input = key.input;
     std::string base = input_name(input);
-    if (!offset) return base + "_v";
-    LoadKey key{input, offset};
+    if (!key.offset && !key.wrap) return base + "_v";
     auto it = offset_names_.find(key);
     if (it != offset_names_.end()) return it->second;
     int n = 0;
@@ -447,7 +457,8 @@ std::string Emitter::load_var(int input, const std::optional<Dim>& offset) {
 
 ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
     ExprNames n;
-    n.load = [this, loads, element](int input, const std::optional<Dim>& offset) -> std::string {
+    n.load = [this, loads, element](int input, const std::optional<Dim>& offset,
+                                    const std::optional<Dim>& wrap) -> std::string {
         const Tensor& t = ir_.inputs[input];
         if (t.role == Role::PerRow)
             return "to_float(" + input_name(input) + "[" + row_start(t) + "])";
@@ -455,8 +466,8 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
             errors_.push_back("a column of '" + t.name + "' is read outside a column loop");
             return "0.0f";
         }
-        loads->insert({input, offset});
-        return load_var(input, offset) + "[j]";
+        loads->insert({input, offset, wrap});
+        return load_var({input, offset, wrap}) + "[j]";
     };
     n.scalar = [this](int input) { return scalar_value(input); };
     n.axis = [this](int axis) { return "static_cast<float>(" + kernel_axis(axis) + ")"; };
@@ -477,16 +488,26 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
     return n;
 }
 
+// The element of a read at `column`: shifted by its offset, wrapped around the row by
+// a select on the column (kernel_header.mustache's wrap_column).
+std::string Emitter::column_at(const LoadKey& key, const std::string& column) {
+    std::string at = column + (key.offset ? " + " + kernel_dim(*key.offset) : std::string());
+    if (!key.wrap) return at;
+    uses_wrap_ = true;
+    return "wrap_column(" + at + ", " + kernel_dim(*key.wrap) + ")";
+}
+
 std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
                                              const std::set<int>& cached) {
     std::vector<std::string> lines;
-    for (const auto& [input, offset] : loads) {
+    for (const LoadKey& key : loads) {
+        const int input = key.input;
         const Tensor& t = ir_.inputs[input];
-        std::string var = load_var(input, offset);
-        std::string ptr = input_name(input) + (t.role == Role::Rows ? "_row" : "") + " + base";
-        if (offset) ptr += " + " + kernel_dim(*offset);
+        std::string var = load_var(key);
+        std::string ptr = input_name(input) + (t.role == Role::Rows ? "_row" : "") + " + " +
+                          column_at(key, "base");
         lines.push_back("float " + var + "[kVec];");
-        if (!offset && cached.count(input))
+        if (!key.offset && !key.wrap && cached.count(input))
             lines.push_back("fetch<kChunks>(" + input_name(input) + "_cache, chunk, " + ptr + ", " +
                             var + ");");
         else
@@ -598,16 +619,18 @@ json Emitter::row_context() {
             online_ = true;
         }
         for (const auto& l : loads)
-            if (!l.offset) ++reads[l.input];
+            if (!l.offset && !l.wrap) ++reads[l.input];
         json pass;
         pass["comments"] = string_list(comments);
         pass["prelude"] = string_list(row_printer.take_statements());
         pass["accs"] = accs;
         pass["extent"] = kernel_dim(reductions[group.front()]->extent);
         pass["loads_set"] = json::array();
-        for (const auto& [input, offset] : loads)
-            pass["loads_set"].push_back(
-                {input, offset ? json{offset->axis, offset->scale} : json()});
+        auto dim_json = [](const std::optional<Dim>& d) {
+            return d ? json{d->axis, d->scale} : json();
+        };
+        for (const auto& [input, offset, wrap] : loads)
+            pass["loads_set"].push_back({input, dim_json(offset), dim_json(wrap)});
         pass["decls"] = string_list(decls);
         pass["body"] = string_list(body);
         pass["after"] = string_list(after);
@@ -636,7 +659,7 @@ json Emitter::row_context() {
             stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
         }
         for (const auto& l : epilogue_loads)
-            if (!l.offset) ++reads[l.input];
+            if (!l.offset && !l.wrap) ++reads[l.input];
         epilogue = json::object();
         epilogue["prelude"] = string_list(row_printer.take_statements());
         epilogue["extent"] = kernel_dim(extent);
@@ -679,11 +702,12 @@ json Emitter::row_context() {
     // Load lines, now that the cache is known.
     for (size_t r = 0; r < passes_json.size(); ++r) {
         std::set<LoadKey> loads;
-        for (const auto& l : passes_json[r]["loads_set"]) {
-            std::optional<Dim> off;
-            if (!l[1].is_null()) off = Dim{l[1][0].get<int>(), l[1][1].get<int64_t>()};
-            loads.insert({l[0].get<int>(), off});
-        }
+        auto dim_of = [](const json& d) -> std::optional<Dim> {
+            if (d.is_null()) return std::nullopt;
+            return Dim{d[0].get<int>(), d[1].get<int64_t>()};
+        };
+        for (const auto& l : passes_json[r]["loads_set"])
+            loads.insert({l[0].get<int>(), dim_of(l[1]), dim_of(l[2])});
         std::vector<std::string> lines = load_lines(loads, cached);
         for (const auto& d : passes_json[r]["decls"])
             lines.push_back(d.get<std::string>());
@@ -795,7 +819,7 @@ json Emitter::gated_context() {
                 (t.role != Role::Rows || ir::is_broadcast(t) || !(ir::column_dim(t) == row_dim())))
                 flat_ = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
-        if (e->op == ir::Op::Load && e->col_offset) return false;
+        if (e->op == ir::Op::Load && (e->col_offset || e->col_wrap)) return false;
         if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce || e->op == ir::Op::Column ||
             e->op == ir::Op::Row)
             return false; // a flat launch has no rows and columns of its own
@@ -819,9 +843,11 @@ json Emitter::gated_context() {
         std::set<std::string> seen;
         ExprNames n;
         std::set<LoadKey> loads;
-        n.load = [&](int input, const std::optional<Dim>& offset) -> std::string {
+        n.load = [&](int input, const std::optional<Dim>& offset,
+                     const std::optional<Dim>& wrap) -> std::string {
             const Tensor& t = ir_.inputs[input];
-            std::string var = load_var(input, offset);
+            const LoadKey key{input, offset, wrap};
+            std::string var = load_var(key);
             std::string param = var.substr(0, var.size() - 2); // drop "_v"
             if (seen.insert(param).second) {
                 std::string vec_arg, tail_arg;
@@ -829,11 +855,10 @@ json Emitter::gated_context() {
                 if (t.role == Role::PerRow) {
                     vec_arg = tail_arg = "to_float(" + name + "[" + row_start(t) + "])";
                 } else {
-                    loads.insert({input, offset});
+                    loads.insert(key);
                     vec_arg = var + "[j]";
                     std::string ptr = name + (t.role == Role::Rows ? "_row" : "");
-                    tail_arg = "to_float(" + ptr + "[c" +
-                               (offset ? " + " + kernel_dim(*offset) : std::string()) + "])";
+                    tail_arg = "to_float(" + ptr + "[" + column_at(key, "c") + "])";
                 }
                 params.push_back({param, vec_arg});
                 tail_args.push_back({param, tail_arg});
@@ -911,6 +936,9 @@ json Emitter::gated_context() {
     ctx["vector_stores"] = string_list(vector_stores);
     ctx["tail_body"] = string_list(tail_body);
     ctx["row_pointers"] = string_list(row_pointer_lines());
+    // The columns of an output row: `cols` (the column axis) unless outputs are a multiple
+    // of it (cos/sin tables twice as wide as their angles).
+    ctx["row_cols"] = row_dim().scale == 1 ? std::string("cols") : kernel_dim(row_dim());
 
     const int vec = vector_width();
     constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(vec)}});
@@ -955,8 +983,10 @@ std::vector<std::string> Emitter::vector_conditions() {
         add_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
     for (size_t i = 0; i < ir_.outputs.size(); ++i)
         add_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
-    for (const auto& [key, name] : offset_names_)
+    for (const auto& [key, name] : offset_names_) {
         if (key.offset) dims.insert(host_dim(*key.offset));
+        if (key.wrap) dims.insert(host_dim(*key.wrap));
+    }
     // A pass runs whole vectors over its reduction's extent, which no tensor may have (a
     // constant loop `for k from 1 to 3` summing a per-row value): it must be whole too.
     for (const ir::Expr& v : ir_.values)
@@ -1141,6 +1171,7 @@ std::variant<std::string, EmitError> Emitter::run() {
         break;
     }
     if (!errors_.empty()) return EmitError{errors_.front()};
+    ctx["wraps"] = uses_wrap_;
 
     std::vector<std::string> allocs;
     std::vector<std::string> checks = host_checks(allocs);

@@ -253,6 +253,11 @@ class ReferencePrinter {
             return v + ".unsqueeze(-1)";
         }
         Dim last = ir::column_dim(t);
+        if (n.col_wrap) { // a read by a select on the column: its columns, modulo the width
+            std::string start = n.col_offset ? dim(*n.col_offset) + " + " : "";
+            return v + "[..., (" + start + "torch.arange(" + dim(extent ? *extent : last) +
+                   ", device=" + v + ".device)) % (" + dim(*n.col_wrap) + ")]";
+        }
         bool whole = !n.col_offset && extent && *extent == last;
         if (whole) return v;
         std::string start = n.col_offset ? dim(*n.col_offset) : "0";

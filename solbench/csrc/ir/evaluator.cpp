@@ -145,6 +145,7 @@ class Evaluator {
                           : *n.fixed_column < 0 ? b.row_length + *n.fixed_column
                                                 : *n.fixed_column;
             if (n.col_offset) col += dim(*n.col_offset);
+            if (n.col_wrap) col %= dim(*n.col_wrap);
             if (col < 0 || col >= b.row_length) throw EvalError("read outside '" + t.name + "'");
             at += col;
         }

@@ -63,11 +63,12 @@ Expr axis_size(int axis) {
     return make(std::move(n));
 }
 
-Expr load(int input, std::optional<Dim> col_offset) {
+Expr load(int input, std::optional<Dim> col_offset, std::optional<Dim> col_wrap) {
     Node n;
     n.op = Op::Load;
     n.index = input;
     n.col_offset = col_offset;
+    n.col_wrap = col_wrap;
     return make(std::move(n));
 }
 
@@ -213,6 +214,7 @@ struct Printer {
             const Tensor& t = op.inputs[static_cast<size_t>(n.index)];
             std::string col = n.fixed_column ? std::to_string(*n.fixed_column) : "c";
             if (n.col_offset) col += " + " + dim_text(op, *n.col_offset);
+            if (n.col_wrap) col = "(" + col + ") % (" + dim_text(op, *n.col_wrap) + ")";
             std::string row = "r";
             if (is_broadcast(t)) {
                 row += ":";

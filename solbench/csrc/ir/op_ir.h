@@ -158,6 +158,9 @@ struct Node {
     double value = 0;              // Const
     int index = -1;                // Scalar, Load: input index; AxisSize: axis index
     std::optional<Dim> col_offset; // Load: column + scale * axes[axis]
+    // Load: the column (+ col_offset) taken modulo this width: a read by a select on
+    // the column (r2 §8: rotate-half, concatenated halves), in range where selected.
+    std::optional<Dim> col_wrap;
     // Load at a fixed column instead of the current one. Only the raiser makes
     // these (a max's initial `item 1 of row`); recognized ops never contain one.
     std::optional<int64_t> fixed_column;      // negative: from the row's end (-1 the last)
@@ -171,7 +174,8 @@ struct Node {
 Expr constant(double v);
 Expr scalar(int input);
 Expr axis_size(int axis);
-Expr load(int input, std::optional<Dim> col_offset = std::nullopt);
+Expr load(int input, std::optional<Dim> col_offset = std::nullopt,
+          std::optional<Dim> col_wrap = std::nullopt);
 Expr load_fixed(int input, int64_t column);
 Expr column_index();
 Expr row_index(int position); // along row_axes[position]

@@ -8,9 +8,9 @@ namespace solbench::ir {
 bool same(const Expr& a, const Expr& b) {
     if (a.get() == b.get()) return true;
     if (a->op != b->op || a->value != b->value || a->index != b->index ||
-        a->col_offset != b->col_offset || a->fixed_column != b->fixed_column ||
-        a->reduce_kind != b->reduce_kind || !(a->extent == b->extent) || a->dtype != b->dtype ||
-        a->args.size() != b->args.size())
+        a->col_offset != b->col_offset || a->col_wrap != b->col_wrap ||
+        a->fixed_column != b->fixed_column || a->reduce_kind != b->reduce_kind ||
+        !(a->extent == b->extent) || a->dtype != b->dtype || a->args.size() != b->args.size())
         return false;
     for (size_t i = 0; i < a->args.size(); ++i)
         if (!same(a->args[i], b->args[i])) return false;

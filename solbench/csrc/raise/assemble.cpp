@@ -114,10 +114,11 @@ ir::OpIR Raiser::assemble() {
                 return memo[e.get()] = r;
             }
         }
-        if (n.col_offset) {
-            auto [root, scale] = resolve_axis(n.col_offset->axis);
-            n.col_offset = ir::Dim{use_axis(root), scale * n.col_offset->scale};
-        }
+        for (std::optional<ir::Dim>* d : {&n.col_offset, &n.col_wrap})
+            if (*d) {
+                auto [root, scale] = resolve_axis((*d)->axis);
+                *d = ir::Dim{use_axis(root), scale * (*d)->scale};
+            }
         if (n.op == ir::Op::Reduce) {
             auto [root, scale] = resolve_axis(n.extent.axis);
             n.extent = ir::Dim{use_axis(root), scale * n.extent.scale};

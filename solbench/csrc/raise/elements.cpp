@@ -59,11 +59,103 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
     }
 }
 
+namespace {
+
+// Every term has a positive coefficient (axis sizes are at least 1) and no counter.
+bool nonnegative(const Poly& p) {
+    for (const auto& [mono, coef] : p.terms()) {
+        if (coef < 0) return false;
+        for (const Atom& a : mono)
+            if (a.kind == Atom::Loop) return false;
+    }
+    return true;
+}
+
+// p as coef * axis (0 for the zero polynomial); nullopt otherwise.
+std::optional<std::pair<int, int64_t>> axis_multiple(const Poly& p, std::optional<int> axis) {
+    if (p.terms().empty()) return std::pair{axis.value_or(-1), int64_t{0}};
+    if (p.terms().size() != 1) return std::nullopt;
+    const auto& [mono, coef] = *p.terms().begin();
+    if (mono.size() != 1 || mono[0].kind != Atom::Axis || (axis && *axis != mono[0].id))
+        return std::nullopt;
+    return std::pair{mono[0].id, coef};
+}
+
+} // namespace
+
+// A read inside a branch on the column (`If c <= half:` ... `item (c + half) of x`) that
+// stays in the row for the branch's columns but not for the whole loop: the column wraps
+// around the row, (counter + offset) mod width, so the kernel never reads past it.
+std::optional<ColumnRead> Raiser::wrapped_read(LoopInfo& loop, const TensorParam& t,
+                                               const Poly& rest) {
+    auto range = std::find_if(column_ranges_.rbegin(), column_ranges_.rend(),
+                              [&](const ColumnRange& r) { return r.loop == loop.id; });
+    if (range == column_ranges_.rend() || loop.reversed) return std::nullopt;
+    if (rest.constant_term() != 0 || (loop.shift && loop.shift->constant_term() != 0))
+        return std::nullopt;
+    const Poly width = last_dim(t), extent = canon(loop.extent);
+    const bool in_branch =
+        nonnegative(canon(range->lo + rest)) && nonnegative(canon(width - (range->hi + rest)));
+    const bool in_loop = nonnegative(rest) && nonnegative(canon(width - (extent + rest)));
+    if (!in_branch || in_loop) return std::nullopt;
+    // Offset, width and extent as multiples of one axis: offset mod width in [0, width),
+    // and the loop within two widths of it (one conditional subtraction wraps it).
+    auto w = axis_multiple(width, std::nullopt);
+    if (!w || w->second <= 0) return std::nullopt;
+    auto off = axis_multiple(rest, w->first), ext = axis_multiple(extent, w->first);
+    if (!off || !ext) return std::nullopt;
+    const int64_t shift = ((off->second % w->second) + w->second) % w->second;
+    if (ext->second + shift > 2 * w->second) return std::nullopt;
+    if (!loop.shift) loop.shift = Poly::constant(0);
+    ColumnRead read;
+    if (shift) read.offset = ir::Dim{w->first, shift};
+    read.wrap = ir::Dim{w->first, w->second};
+    return read;
+}
+
+// The columns of `If c <= half:` (and <, >, >=, on the counter of the column loop) and of
+// its other branches, when both sides are integers.
+std::optional<std::pair<ColumnRange, ColumnRange>> Raiser::column_split(const ast::Expr& cond) {
+    if (const auto* u = std::get_if<ast::Unary>(&cond.node); u && u->op == ast::UnaryOp::Not) {
+        auto inner = column_split(*u->operand); // `not (c <= half)`: the branches swap
+        if (inner) std::swap(inner->first, inner->second);
+        return inner;
+    }
+    const auto* bin = std::get_if<ast::Binary>(&cond.node);
+    LoopInfo* loop = column_context();
+    if (!bin || !loop) return std::nullopt;
+    using B = ast::BinaryOp;
+    if (bin->op != B::Lt && bin->op != B::Le && bin->op != B::Gt && bin->op != B::Ge)
+        return std::nullopt;
+    Value l = eval(*bin->lhs), r = eval(*bin->rhs);
+    auto* li = std::get_if<IntVal>(&l);
+    auto* ri = std::get_if<IntVal>(&r);
+    if (!li || !ri) return std::nullopt;
+    const Atom k{Atom::Loop, loop->id};
+    Poly lp = canon(li->p), rp = canon(ri->p);
+    B op = bin->op;
+    if (!lp.mentions(k)) { // t OP k + a: k + a OP' t
+        std::swap(lp, rp);
+        op = op == B::Lt ? B::Gt : op == B::Le ? B::Ge : op == B::Gt ? B::Lt : B::Le;
+    }
+    auto [coef, a] = lp.split_by(k);
+    if (!(coef == Poly::constant(1)) || rp.mentions_kind(Atom::Loop) || a.mentions_kind(Atom::Loop))
+        return std::nullopt;
+    // k + a OP t as k < T (then below) or k >= T (then above).
+    Poly t = canon(rp - a);
+    bool below = op == B::Lt || op == B::Le;
+    Poly split = op == B::Lt || op == B::Ge ? t : canon(t + Poly::constant(1));
+    ColumnRange low{loop->id, Poly::constant(0), split}, high{loop->id, split, canon(loop->extent)};
+    return below ? std::pair{low, high} : std::pair{high, low};
+}
+
 // The column read at `index0` inside `loop`: counter + shift + an axis offset.
-std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& t,
-                                             const Poly& index0, SourcePos pos) {
+ColumnRead Raiser::column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
+                                 SourcePos pos) {
     Atom k{Atom::Loop, loop.id};
     auto [coef, rest] = index0.split_by(k);
+    if (coef == Poly::constant(1))
+        if (auto w = wrapped_read(loop, t, canon(rest))) return *w;
     // A reversed read, (s + n - 1) - k for a loop of n steps: the loop visits
     // columns s .. s + n - 1 once each, in the other order (r2 §7). A reduction
     // does not care for the order, so it is the forward loop with shift s (the
@@ -79,7 +171,7 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
             loop.reversed = true;
             loop.shift = Poly::constant(*first);
             cover_columns(t, canon(loop.extent + Poly::constant(*first)), *first, pos, true);
-            return std::nullopt;
+            return {};
         }
     }
     if (!(coef == Poly::constant(1)))
@@ -106,7 +198,7 @@ std::optional<ir::Dim> Raiser::column_offset(LoopInfo& loop, const TensorParam& 
         unify_or_keep(t, covered, pos);
     else
         cover_columns(t, covered, shift, pos);
-    return dim;
+    return {dim, std::nullopt};
 }
 
 // The columns a loop reads (up to `covered`, from `shift`) must lie in the
@@ -182,8 +274,8 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
         refuse(pos, Rule::ColumnIndex, "'" + t.param->name + "' is read along two different axes");
     t.column_dim = last;
     if (at_column) {
-        auto off = column_offset(*loop, t, canon(col), pos);
-        return NumVal{ir::load(input, off), taint, integer};
+        ColumnRead read = column_offset(*loop, t, canon(col), pos);
+        return NumVal{ir::load(input, read.offset, read.wrap), taint, integer};
     }
     if (col.mentions_kind(Atom::Loop))
         refuse(pos, Rule::ColumnIndex, "a column read with a counter of an outer loop");

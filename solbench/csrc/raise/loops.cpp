@@ -16,8 +16,8 @@ bool same_node(const ir::Expr& a, const ir::Expr& b) {
     if (a.get() == b.get()) return true;
     if (a->op != b->op || a->args.size() != b->args.size() || a->index != b->index ||
         a->dtype != b->dtype || a->fixed_column != b->fixed_column ||
-        a->col_offset != b->col_offset || a->reduce_kind != b->reduce_kind ||
-        !(a->extent == b->extent))
+        a->col_offset != b->col_offset || a->col_wrap != b->col_wrap ||
+        a->reduce_kind != b->reduce_kind || !(a->extent == b->extent))
         return false;
     // Placeholders are NaN constants: only the same node is the same placeholder.
     if (a->op == ir::Op::Const) return a->value == b->value;
@@ -36,12 +36,12 @@ bool contains(const ir::Expr& e, const ir::Node* target) {
 // The element `t` of a max/min, evaluated at a fixed column instead of the
 // running one, equals `init`: then max(init, max_c t) == max_c t.
 bool matches_at_column(const ir::Expr& t, const ir::Expr& init, int64_t col) {
-    if (t->op == ir::Op::Load && !t->fixed_column && !t->col_offset)
+    if (t->op == ir::Op::Load && !t->fixed_column && !t->col_offset && !t->col_wrap)
         return init->op == ir::Op::Load && init->index == t->index && !init->col_offset &&
                init->fixed_column == col;
     if (t->op != init->op || t->args.size() != init->args.size() || t->index != init->index ||
         t->dtype != init->dtype || t->fixed_column != init->fixed_column ||
-        t->col_offset != init->col_offset)
+        t->col_offset != init->col_offset || t->col_wrap != init->col_wrap)
         return false;
     if (t->op == ir::Op::Const && !(t->value == init->value)) return false;
     if (t->op == ir::Op::Reduce) return same_node(t, init);

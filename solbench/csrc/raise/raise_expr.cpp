@@ -637,7 +637,7 @@ namespace {
 ir::Expr at_fixed_column(const ir::Expr& e, int64_t col, SourcePos pos) {
     if (e->op == ir::Op::Reduce) return e;
     if (e->op == ir::Op::Load) {
-        if (e->col_offset || e->fixed_column)
+        if (e->col_offset || e->col_wrap || e->fixed_column)
             throw Refused{refusal(pos, Rule::LocalSequence,
                                   "a row buffer of shifted reads is read back only inside a loop")};
         return ir::load_fixed(e->index, col);

@@ -432,9 +432,12 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
         auto saved_scopes = scopes_;
         auto saved_locals = locals_;
         auto saved_tensors = tensors_;
+        auto split = column_split(*br.cond);
+        if (split) column_ranges_.push_back(split->first);
         scopes_.emplace_back();
         exec_block(br.body);
         scopes_.pop_back();
+        if (split) column_ranges_.back() = split->second;
         auto then_scopes = scopes_;
         auto then_locals = locals_;
         auto then_tensors = tensors_;
@@ -442,6 +445,7 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
         locals_ = saved_locals;
         tensors_ = saved_tensors;
         branch_from(i + 1);
+        if (split) column_ranges_.pop_back();
         // A Push or Set item in each branch (r2 §4) is one write of select(cond, then, else);
         // in one branch only it would leave the element unwritten.
         auto merge = [&](const std::optional<Content>& before, const std::optional<Content>& then,

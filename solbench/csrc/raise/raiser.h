@@ -95,6 +95,18 @@ struct Content {
     bool kept_unit = false;
 };
 
+// The columns one branch of an If on the column counter runs over: [lo, hi) of
+// the loop's 0-based counter. A read there may wrap around the row (r2 §8).
+struct ColumnRange {
+    int loop = 0;
+    Poly lo, hi;
+};
+
+// A column read: the offset from the counter, and the width it wraps at.
+struct ColumnRead {
+    std::optional<ir::Dim> offset, wrap;
+};
+
 struct TensorParam {
     const ast::Param* param = nullptr;
     ir::DType dtype = ir::DType::Float32;
@@ -206,8 +218,11 @@ class Raiser {
     static int column_axis(const TensorParam& t);
     Poly last_dim(const TensorParam& t);
     void unify_or_keep(const TensorParam& t, const Poly& covered, SourcePos pos);
-    std::optional<ir::Dim> column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
-                                         SourcePos pos);
+    ColumnRead column_offset(LoopInfo& loop, const TensorParam& t, const Poly& index0,
+                             SourcePos pos);
+    std::optional<ColumnRead> wrapped_read(LoopInfo& loop, const TensorParam& t, const Poly& rest);
+    // `If c <= half:` on the column counter: the columns of its branch and of the others.
+    std::optional<std::pair<ColumnRange, ColumnRange>> column_split(const ast::Expr& cond);
     std::vector<int> current_row_loops() const;
 
     // Outputs (outputs.cpp / assemble.cpp)
@@ -226,8 +241,9 @@ class Raiser {
     std::vector<AxisInfo> axes_;
     std::vector<TensorParam> tensors_; // every tensor parameter, inputs and outputs
     std::vector<LocalSeq> locals_;
-    std::vector<int> loop_stack_;     // ids of the loops around the current statement
-    std::vector<LoopInfo> all_loops_; // every loop raised, indexed by id
+    std::vector<int> loop_stack_;            // ids of the loops around the current statement
+    std::vector<LoopInfo> all_loops_;        // every loop raised, indexed by id
+    std::vector<ColumnRange> column_ranges_; // the branches on the column around here
     std::vector<std::map<std::string, Binding>> scopes_;
     std::vector<std::string> helper_stack_;
     long inlined_calls_ = 0;
