@@ -101,6 +101,7 @@ int element_size(DType t) {
 
 // The kernel header's name for a tensor dtype: its to_float / from_float
 // overloads are emitted only for the dtypes the kernel reads or writes.
+// Integers and bool go by their benchmark names.
 const char* header_dtype(DType t) {
     switch (t) {
     case DType::BFloat16:
@@ -108,15 +109,11 @@ const char* header_dtype(DType t) {
     case DType::Float16:
         return "half";
     case DType::Int8:
-        return "int8";
     case DType::Int16:
-        return "int16";
     case DType::Int32:
-        return "int32";
     case DType::Int64:
-        return "int64";
     case DType::Bool:
-        return "bool";
+        return ir::benchmark_name(t);
     case DType::Float8E4M3:
         return "fp8_e4m3";
     case DType::Float8E5M2:

@@ -123,16 +123,10 @@ class Evaluator {
         if (t.role == Role::Column) return 0;
         int64_t per_row = t.role == Role::Rows ? dim(column_dim(t)) : 1;
         if (!is_broadcast(t)) return r * per_row;
-        std::vector<int64_t> coord(op_.row_axes.size());
-        for (size_t k = coord.size(); k-- > 0;) {
-            int64_t size = axis_[static_cast<size_t>(op_.row_axes[k])];
-            coord[k] = r % size;
-            r /= size;
-        }
         int64_t at = 0;
         for (int p : t.row_subset)
             at = at * axis_[static_cast<size_t>(op_.row_axes[static_cast<size_t>(p)])] +
-                 coord[static_cast<size_t>(p)];
+                 row_coordinate(r, p);
         return at * per_row;
     }
 
