@@ -78,7 +78,7 @@ class Rule(Enum):
 
 
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
-LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COLUMN_SELECT, Rule.INT_BOOL})
+LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL})
 
 
 class Scope(Enum):

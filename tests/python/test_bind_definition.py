@@ -147,6 +147,71 @@ def test_zero_d_input_binds_to_a_scalar_parameter(tmp_path: Path) -> None:
     assert p.returncode == 2 and "'y'" in p.stderr and not (tmp_path / "c").exists()
 
 
+def test_one_element_input_binds_to_a_scalar_parameter(tmp_path: Path) -> None:
+    """A definition's `shape: ["1"]` input (a one-element tensor the reference reads with
+    `.item()`, as in L1 042) binds to a scalar parameter: run() takes a tensor and checks it
+    holds one element, the kernel reads it on the device, and the CPU check passes. Two elements ("2", or an axis const at 2) are not a
+    scalar: refused, naming the input, nothing written."""
+    definition = {
+        "name": "scaled_add_one_element",
+        "axes": {"M": {"type": "var"}, "N": {"type": "var"}, "one": {"type": "const", "value": 1}},
+        "inputs": {"x": {"shape": ["M", "N"], "dtype": "float32"},
+                   "y": {"shape": ["M", "N"], "dtype": "float32"},
+                   "alpha": {"shape": ["1"], "dtype": "float32"}},
+        "outputs": {"output": {"shape": ["M", "N"], "dtype": "float32"}},
+        "reference": "def run(x, y, alpha):\n    return x + alpha.item() * y\n"}
+    op = ROOT / "tests" / "ops" / "accept" / "scaled_add.lg"
+    path, out = _bind_alone(tmp_path, op, definition)
+    kernel = (out / "kernel.cu").read_text()
+    assert "const at::Tensor& alpha" in kernel and "to_float(alpha[0])" in kernel
+    assert "alpha.dim() == 1" in kernel and "alpha.size(0) == 1" in kernel
+    assert [w["status"] for w in cpu_check(out)["workloads"]] == ["PASSED", "PASSED"]
+    # An axis const at 1 is one element too.
+    definition["inputs"]["alpha"]["shape"] = ["one"]
+    path.write_text(json.dumps(definition))
+    p = solgen(str(op), "--definition", str(path), "--out", str(tmp_path / "b1"))
+    assert p.returncode == 0, p.stderr
+    for shape in (["2"], ["M"], ["1", "1"]):
+        definition["inputs"]["alpha"]["shape"] = shape
+        path.write_text(json.dumps(definition))
+        p = solgen(str(op), "--definition", str(path), "--out", str(tmp_path / "c"))
+        assert p.returncode == 2 and "'alpha'" in p.stderr, (shape, p.stderr)
+        assert not (tmp_path / "c").exists()
+
+
+def test_int_scalar_inputs_pass_the_ops_int_parameters(tmp_path: Path) -> None:
+    """A definition's int scalar named like one of the op's Int parameters (a size) passes
+    it (L1 028: past_key_values_length_scalar): run() takes an int64, the host checks it and
+    takes the axis from it, the kernel takes the axis, not the scalar; an Int parameter the
+    op never uses is taken and checked only. A float scalar, or an int scalar named like no
+    Int parameter, is refused naming it, nothing written."""
+    real = ROOT / "tests" / "problems" / "real" / "l1_028_hybrid_attention_mask"
+    op = real / "op.lg"
+    definition = json.loads((real / "definition.json").read_text())
+    _, out = _bind_alone(tmp_path, op, definition)
+    kernel = (out / "kernel.cu").read_text()
+    assert re.search(r"void run\(int64_t batch_size_scalar, int64_t seq_length_scalar, "
+                     r"int64_t past_key_values_length_scalar, const at::Tensor& "
+                     r"full_attention_mask", kernel)
+    assert "past_key_values_length_scalar >= 0" in kernel
+    params = re.search(r"_kernel\(([^)]*)\)", kernel).group(1)
+    assert "batch_size_scalar" not in params and "past_key_values_length_scalar" in params
+    bad = copy.deepcopy(definition)
+    bad["inputs"]["past_key_values_length_scalar"]["dtype"] = "float32"
+    path = tmp_path / "bad" / "definition.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(bad))
+    p = solgen(str(op), "--definition", str(path), "--out", str(tmp_path / "c"))
+    assert p.returncode == 2 and "past_key_values_length_scalar" in p.stderr, p.stderr
+    bad = copy.deepcopy(definition)
+    bad["inputs"] = {("past_len" if k == "past_key_values_length_scalar" else k): v
+                     for k, v in bad["inputs"].items()}
+    path.write_text(json.dumps(bad))
+    p = solgen(str(op), "--definition", str(path), "--out", str(tmp_path / "c"))
+    assert p.returncode == 2 and "past_len" in p.stderr, p.stderr
+    assert not (tmp_path / "c").exists()
+
+
 def test_unread_input_takes_the_definition_axes(tmp_path: Path) -> None:
     """An input the op never reads is not refused: its axes are its own, binding names them
     from the definition (one name with the op's axes: equal at run time), and the kernel

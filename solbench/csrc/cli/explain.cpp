@@ -9,8 +9,12 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
     j["name"] = t.name;
     j["dtype"] = ir::benchmark_name(t.dtype);
     if (t.role == ir::Role::Scalar) {
-        j["rank"] = t.zero_d ? nlohmann::json(0) : nlohmann::json();
-        j["shape"] = t.zero_d ? nlohmann::json::array() : nlohmann::json();
+        j["rank"] = t.scalar_form == ir::ScalarForm::ZeroD        ? nlohmann::json(0)
+                    : t.scalar_form == ir::ScalarForm::OneElement ? nlohmann::json(1)
+                                                                  : nlohmann::json();
+        j["shape"] = t.scalar_form == ir::ScalarForm::ZeroD        ? nlohmann::json::array()
+                     : t.scalar_form == ir::ScalarForm::OneElement ? nlohmann::json::array({"1"})
+                                                                   : nlohmann::json();
         return j;
     }
     j["rank"] = t.rank();

@@ -358,7 +358,7 @@ class Emitter {
     // A scalar input in kernel code: the float parameter, or a 0-d tensor's element.
     std::string scalar_value(int input) const {
         const std::string name = input_name(input);
-        return ir_.inputs[input].zero_d ? "to_float(" + name + "[0])" : name;
+        return ir_.inputs[input].tensor_scalar() ? "to_float(" + name + "[0])" : name;
     }
 
     // --- pieces ----------------------------------------------------------
@@ -402,7 +402,7 @@ std::optional<EmitError> Emitter::check_supported() {
         for (const Tensor& t : *list) {
             if (t.role == Role::Scalar) {
                 if (list == &ir_.outputs) return EmitError{"output '" + t.name + "' is a scalar"};
-                if (!t.zero_d) continue;
+                if (!t.tensor_scalar()) continue;
             }
             if (t.role == Role::Unread) continue; // checked on the host only
             if (!cuda_type(t.dtype))
@@ -1002,8 +1002,8 @@ std::vector<std::string> Emitter::kernel_params(bool with_types) {
     for (size_t i = 0; i < ir_.inputs.size(); ++i) {
         const Tensor& t = ir_.inputs[i];
         std::string name = input_name(static_cast<int>(i));
-        if (t.role == Role::Unread) continue; // the kernel never reads it
-        if (t.role == Role::Scalar && !t.zero_d) {
+        if (t.role == Role::Unread || t.size) continue; // the kernel never reads it
+        if (t.role == Role::Scalar && !t.tensor_scalar()) {
             out.push_back(with_types ? "float " + name : "static_cast<float>(" + name + ")");
             continue;
         }
@@ -1033,7 +1033,7 @@ std::string Emitter::run_signature() const {
     for (size_t i = 0; i < ir_.inputs.size(); ++i) {
         const Tensor& t = ir_.inputs[i];
         std::string name = input_name(static_cast<int>(i));
-        if (t.role != Role::Scalar || t.zero_d) {
+        if (t.role != Role::Scalar || t.tensor_scalar()) {
             params.push_back("const at::Tensor& " + name);
         } else if (t.dtype == DType::Bool) {
             params.push_back("bool " + name);
@@ -1070,9 +1070,14 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
                         ".scalar_type());");
         lines.push_back("TORCH_CHECK(" + name + ".is_contiguous(), " + q +
                         " must be contiguous\");");
-        lines.push_back("TORCH_CHECK(" + name + ".dim() == " + std::to_string(t.rank()) + ", " + q +
-                        " must be " + std::to_string(t.rank()) + "-d, got \", " + name +
-                        ".dim());");
+        // A scalar passed as a one-element tensor is 1-d of size 1.
+        const bool one_element = t.scalar_form == ir::ScalarForm::OneElement;
+        const std::string rank = std::to_string(one_element ? 1 : t.rank());
+        lines.push_back("TORCH_CHECK(" + name + ".dim() == " + rank + ", " + q + " must be " +
+                        rank + "-d, got \", " + name + ".dim());");
+        if (one_element)
+            lines.push_back("TORCH_CHECK(" + name + ".size(0) == 1, " + q +
+                            " must hold one element, got \", " + name + ".size(0));");
     };
     auto bind_dims = [&](const Tensor& t, const std::string& name) {
         for (int d = 0; d < t.rank(); ++d) {
@@ -1101,7 +1106,7 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
         }
     };
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
-        if (ir_.inputs[i].role != Role::Scalar || ir_.inputs[i].zero_d)
+        if (ir_.inputs[i].role != Role::Scalar || ir_.inputs[i].tensor_scalar())
             check_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
     if (options_.destination_passing)
         for (size_t i = 0; i < ir_.outputs.size(); ++i)
@@ -1109,6 +1114,25 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
         if (ir_.inputs[i].role != Role::Scalar)
             bind_dims(ir_.inputs[i], input_name(static_cast<int>(i)));
+    // An Int parameter passed as a scalar gives its axis, or must agree with the tensors.
+    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
+        const Tensor& t = ir_.inputs[i];
+        if (!t.size) continue;
+        const std::string name = input_name(static_cast<int>(i));
+        lines.push_back("TORCH_CHECK(" + name + " >= 0, \"" + t.name +
+                        " is a size and must not be negative, got \", " + name + ");");
+        if (!t.size->axis) continue; // the op never uses it
+        const int axis = *t.size->axis;
+        if (bound.count(axis) || is_const(axis)) {
+            lines.push_back("TORCH_CHECK(" + name + " == " + host_axis(axis) + ", \"" + t.name +
+                            " must equal " + ir_.axes[axis].name + " (\", " + host_axis(axis) +
+                            ", \"), got \", " + name + ");");
+        } else {
+            bound.insert(axis);
+            if (host_axis(axis) != name) // else the parameter is the axis already
+                lines.push_back("const int64_t " + host_axis(axis) + " = " + name + ";");
+        }
+    }
     if (options_.destination_passing) {
         for (size_t i = 0; i < ir_.outputs.size(); ++i)
             bind_dims(ir_.outputs[i], output_name(static_cast<int>(i)));
@@ -1198,7 +1222,7 @@ std::variant<std::string, EmitError> Emitter::run() {
                               "bool", "fp8_e4m3", "fp8_e5m2"})
             ctx[std::string(prefix) + t] = false;
         for (const Tensor& t : list) {
-            if ((t.role == Role::Scalar && !t.zero_d) || t.role == Role::Unread) continue;
+            if ((t.role == Role::Scalar && !t.tensor_scalar()) || t.role == Role::Unread) continue;
             ctx[std::string(prefix) + header_dtype(t.dtype)] = true;
             fp8 = fp8 || t.dtype == DType::Float8E4M3 || t.dtype == DType::Float8E5M2;
         }

@@ -95,7 +95,10 @@ class ReferencePrinter {
         bind_axes();
         for (size_t i = 0; i < op_.inputs.size(); ++i) {
             const auto& t = op_.inputs[i];
-            if (t.zero_d) body(t.name + " = float(" + t.name + ")  # a 0-d tensor");
+            if (t.tensor_scalar())
+                body(t.name + " = " + (t.dtype == ir::DType::Bool ? "bool(" : "float(") + t.name +
+                     (t.scalar_form == ir::ScalarForm::ZeroD ? ")  # a 0-d tensor"
+                                                             : ")  # a one-element tensor"));
             if (t.role != Role::Scalar) body("" + t.name + "_f = " + t.name + ".float()");
         }
         std::vector<std::string> results;

@@ -76,6 +76,16 @@ enum class Role {
 // Kept dimensions are axes fixed at 1 that are neither row nor column axes;
 // they take no part in addressing.
 
+// An Int parameter of the op: a size. A benchmark definition may pass it as an
+// int scalar of the same name (L1 028's past_key_values_length_scalar).
+struct SizeParam {
+    std::string name;
+    std::optional<int> axis; // the IR axis it sizes; nullopt: the op never uses it
+};
+
+// How a Scalar input reaches the kernel (see Tensor::scalar_form).
+enum class ScalarForm { Number, ZeroD, OneElement };
+
 struct Tensor {
     std::string name;
     DType dtype = DType::Float32;
@@ -86,9 +96,15 @@ struct Tensor {
     // Rows/PerRow: the row axes it follows (positions in OpIR::row_axes, in
     // order) when it is broadcast over the others; empty: it follows them all.
     std::vector<int> row_subset;
-    // Scalar: passed as a 0-d tensor (a definition's `shape: []`) and read on
-    // the device, not as a Python number.
-    bool zero_d = false;
+    // Scalar: how the benchmark passes it. A Python number, or a tensor read
+    // on the device: 0-d (a definition's `shape: []`) or of one element
+    // (`shape: ["1"]`, which the reference reads with `.item()`).
+    ScalarForm scalar_form = ScalarForm::Number;
+    bool tensor_scalar() const { return scalar_form != ScalarForm::Number; }
+    // Scalar bound to a definition's int scalar that gives one of the op's Int
+    // parameters (a size): the host takes the axis' value from it (when the op
+    // uses the axis) and the kernel does not take it.
+    std::optional<SizeParam> size;
     // Rows/Column inputs: the shape index of the column dimension, when kept
     // axes of 1 follow it ([batch, half, 1]); -1: the last dimension.
     int column = -1;
@@ -202,6 +218,7 @@ struct OpIR {
     // (a, b): axes whose sizes must be equal at run time, because one axis name
     // of the benchmark's definition stands for both (a shape like [N, N]).
     std::vector<std::pair<int, int>> equal_axes;
+    std::vector<SizeParam> size_params; // the op's Int parameters, in order
 };
 
 // The row axes (positions in op.row_axes) a Rows or PerRow tensor follows;

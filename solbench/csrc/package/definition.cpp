@@ -323,7 +323,15 @@ class Binder {
     Binder(const OpDescription& op, const Definition& def) : op_(op), ir_(op.ir), def_(def) {}
 
     Result<OpDescription> run() {
-        std::vector<int> in_order = match("input", ir_.inputs, def_.inputs, false);
+        // Definition inputs that pass one of the op's Int parameters (sizes) as an
+        // int scalar; the others match the op's inputs.
+        std::vector<std::optional<ir::SizeParam>> sizes;
+        std::vector<TensorDef> tensor_defs;
+        for (const TensorDef& d : def_.inputs) {
+            sizes.push_back(size_param(d));
+            if (!sizes.back()) tensor_defs.push_back(d);
+        }
+        std::vector<int> in_order = match("input", ir_.inputs, tensor_defs, false);
         std::vector<int> out_order = match("output", ir_.outputs, def_.outputs, true);
         if (!errors_.empty()) return Failure{def_.path, errors_};
 
@@ -332,10 +340,20 @@ class Binder {
         bound.outputs.clear();
         bound.values.clear();
         std::vector<int> new_index(ir_.inputs.size());
-        for (size_t d = 0; d < in_order.size(); ++d) {
-            new_index[in_order[d]] = static_cast<int>(d);
-            bound.inputs.push_back(ir_.inputs[in_order[d]]);
+        for (size_t d = 0, k = 0; d < def_.inputs.size(); ++d) {
+            if (sizes[d]) {
+                ir::Tensor t;
+                t.name = def_.inputs[d].name;
+                t.role = Role::Scalar;
+                t.dtype = *ir::dtype_from_benchmark(def_.inputs[d].dtype);
+                t.size = sizes[d];
+                bound.inputs.push_back(std::move(t));
+                continue;
+            }
+            new_index[in_order[k]] = static_cast<int>(bound.inputs.size());
+            bound.inputs.push_back(ir_.inputs[in_order[k]]);
             bound.inputs.back().name = def_.inputs[d].name;
+            ++k;
         }
         std::map<const ir::Node*, ir::Expr> memo;
         for (size_t d = 0; d < out_order.size(); ++d) {
@@ -349,12 +367,12 @@ class Binder {
                 bound.value_pos.push_back(
                     o < static_cast<int>(ir_.value_pos.size()) ? ir_.value_pos[o] : SourcePos{});
         }
-        for (size_t d = 0; d < in_order.size(); ++d) {
+        for (size_t d = 0; d < def_.inputs.size(); ++d) {
+            if (bound.inputs[d].size) continue;
             check_tensor("input", d, bound.inputs[d], def_.inputs[d]);
-            // A `shape: []` input binds to a scalar parameter as a 0-d tensor.
-            const auto& shape = def_.inputs[d].shape;
-            bound.inputs[d].zero_d =
-                bound.inputs[d].role == Role::Scalar && shape && shape->empty();
+            if (bound.inputs[d].role == Role::Scalar)
+                bound.inputs[d].scalar_form =
+                    scalar_form(def_.inputs[d]).value_or(ir::ScalarForm::Number);
         }
         for (size_t d = 0; d < out_order.size(); ++d)
             check_tensor("output", d, bound.outputs[d], def_.outputs[d]);
@@ -407,11 +425,42 @@ class Binder {
         return order;
     }
 
+    std::optional<int64_t> const_value(const std::string& axis) const {
+        const AxisDef* ax = def_.axis(axis);
+        if (ax && ax->kind == AxisDef::Kind::Const) return ax->value;
+        return std::nullopt;
+    }
+
+    // The op's Int parameter a definition input passes: an integer scalar
+    // (shape null) named like the parameter, which no input of the op is named.
+    std::optional<ir::SizeParam> size_param(const TensorDef& d) const {
+        std::optional<ir::DType> t = ir::dtype_from_benchmark(d.dtype);
+        if (d.shape || !t || !ir::is_integer(*t)) return std::nullopt;
+        for (const ir::Tensor& x : ir_.inputs)
+            if (x.name == d.name) return std::nullopt;
+        for (const ir::SizeParam& p : ir_.size_params)
+            if (p.name == d.name) return p;
+        return std::nullopt;
+    }
+
+    // How a definition entry can carry a scalar of the op: a Python number
+    // (shape null), a 0-d tensor, or a tensor of one element (["1"], or an
+    // axis const at 1); nullopt: it cannot.
+    std::optional<ir::ScalarForm> scalar_form(const TensorDef& d) const {
+        if (!d.shape) return ir::ScalarForm::Number;
+        if (d.shape->empty()) return ir::ScalarForm::ZeroD;
+        if (d.shape->size() != 1) return std::nullopt;
+        std::optional<int64_t> size = literal_size(d.shape->front());
+        const AxisDef* ax = def_.axis(d.shape->front());
+        if (!size && ax && ax->kind == AxisDef::Kind::Const) size = ax->value;
+        if (size == 1) return ir::ScalarForm::OneElement;
+        return std::nullopt;
+    }
+
     void check_tensor(const char* kind, size_t i, const ir::Tensor& t, const TensorDef& d) {
         bool scalar = t.role == Role::Scalar;
-        bool zero_d = d.shape && d.shape->empty(); // a 0-d tensor: a scalar of the op
         bool rank_ok =
-            scalar ? (!d.shape || zero_d) : (d.shape && d.shape->size() == t.shape.size());
+            scalar ? scalar_form(d).has_value() : (d.shape && d.shape->size() == t.shape.size());
         bool dtype_ok = d.dtype == ir::benchmark_name(t.dtype);
         if (!rank_ok || !dtype_ok)
             errors_.push_back(Diagnostic({}, where(kind, i) + "the op has '" + t.name + "' " +
@@ -451,6 +500,13 @@ class Binder {
                     continue; // the op's axis keeps its own name
                 }
                 auto it = names.find(dim.axis);
+                // Two const axes of one size may stand for one axis of the op (L1 028's
+                // num_attention_heads and swa_num_attention_heads, both 64).
+                if (it != names.end() && it->second != dname && fixed &&
+                    fixed == const_value(it->second)) {
+                    set_constant(bound, dim.axis, *fixed, at);
+                    continue;
+                }
                 if (it != names.end() && it->second != dname) {
                     errors_.push_back(Diagnostic(
                         {}, "the op's axis '" + ir_.axes[dim.axis].name + "' is '" + it->second +

@@ -33,6 +33,19 @@ std::string axis_name(const ir::OpIR& op, const ir::Dim& d) {
     return d.scale == 1 ? a : a + "_x" + std::to_string(d.scale);
 }
 
+// A scalar's shape as the benchmark passes it: null for a Python number.
+nlohmann::ordered_json scalar_shape(const ir::Tensor& t) {
+    switch (t.scalar_form) {
+    case ir::ScalarForm::ZeroD:
+        return nlohmann::ordered_json::array();
+    case ir::ScalarForm::OneElement:
+        return nlohmann::ordered_json::array({"1"});
+    case ir::ScalarForm::Number:
+        break;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 nlohmann::ordered_json make_definition(const OpDescription& op, const std::string& reference) {
@@ -62,7 +75,7 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
         for (const auto& t : list) {
             nlohmann::ordered_json entry;
             if (t.role == Role::Scalar) {
-                entry["shape"] = t.zero_d ? nlohmann::ordered_json::array() : nullptr;
+                entry["shape"] = scalar_shape(t);
             } else {
                 entry["shape"] = nlohmann::ordered_json::array();
                 for (const auto& d : t.shape) {

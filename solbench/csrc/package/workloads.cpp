@@ -161,7 +161,8 @@ std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
         wl["axes"] = axes;
         nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
         for (const auto& t : op.inputs) {
-            if (t.role == Role::Scalar && !t.zero_d) // a 0-d tensor is random, as a tensor
+            if (t.role == Role::Scalar &&
+                !t.tensor_scalar()) // a tensor scalar is random, as a tensor
                 inputs[t.name] = {{"type", "scalar"}, {"value", scalar_value(t)}};
             else
                 inputs[t.name] = {{"type", "random"}};

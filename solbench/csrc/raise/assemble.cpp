@@ -134,6 +134,12 @@ ir::OpIR Raiser::assemble() {
         values.push_back(remap(v));
     }
     if (column_root) op.column_axis = use_axis(*column_root);
+    for (const auto& [name, id] : size_params_) {
+        int root = resolve_axis(id).first;
+        auto it = ir_axis.find(root);
+        op.size_params.push_back(ir::SizeParam{
+            name, it == ir_axis.end() ? std::nullopt : std::optional<int>(it->second)});
+    }
 
     // Inputs in parameter order; Int parameters are axes, not inputs.
     for (const TensorParam& t : tensors_) {

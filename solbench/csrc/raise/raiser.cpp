@@ -194,7 +194,9 @@ void Raiser::bind_params() {
                    "parameter '" + p.name + "' is Text; solgen raises tensor ops only");
         if (p.type.rank == 0 && p.type.elem == ast::ElemType::Int && !p.is_output) {
             // An Int parameter is an axis (a size), named after the parameter.
-            declare(p.name, IntVal{Poly::atom({Atom::Axis, new_axis(p.name, true)})}, false);
+            int axis = new_axis(p.name, true);
+            size_params_.emplace_back(p.name, axis);
+            declare(p.name, IntVal{Poly::atom({Atom::Axis, axis})}, false);
             continue;
         }
         TensorParam t;

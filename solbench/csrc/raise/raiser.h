@@ -251,8 +251,9 @@ class Raiser {
     std::optional<Value> returned_;                // the op's `Return`
     // A problem that is only reported if nothing more specific is found later.
     std::optional<Diagnostic> deferred_;
-    std::vector<int> scalar_inputs_;               // tensors_ index -> IR input (Scalar params)
-    std::map<const ast::Param*, int> input_index_; // param -> IR input index
+    std::vector<int> scalar_inputs_; // tensors_ index -> IR input (Scalar params)
+    std::vector<std::pair<std::string, int>> size_params_; // Int parameters and their axes
+    std::map<const ast::Param*, int> input_index_;         // param -> IR input index
 };
 
 } // namespace solbench::raise
