@@ -10,6 +10,7 @@ namespace solbench {
 Recognition recognize_fused_row(const ir::OpIR& op) {
     bool any_rows = false, any_reduce = false;
     for (size_t i = 0; i < op.outputs.size(); ++i) {
+        if (op.outputs[i].role == ir::Role::ColumnSum) continue; // its own kernel
         if (op.outputs[i].role == ir::Role::Rows) any_rows = true;
         if (ir_queries::has_reduce(op.values[i])) any_reduce = true;
         if (op.outputs[i].role == ir::Role::PerRow &&

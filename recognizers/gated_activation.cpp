@@ -10,6 +10,7 @@ Recognition recognize_gated_activation(const ir::OpIR& op) {
     bool packed = false;
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
+        if (op.outputs[i].role == ir::Role::ColumnSum) continue; // its own kernel
         if (op.outputs[i].role != ir::Role::Rows)
             return refuse_op(op, pos, Rule::NoFamily,
                              "gated activation: '" + op.outputs[i].name + "' is not elementwise");

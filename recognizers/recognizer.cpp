@@ -25,6 +25,25 @@ namespace {
 
 // Problems no family accepts, found before families are tried.
 std::optional<Failure> common_refusal(const ir::OpIR& op) {
+    // Column reductions (r2 §8) ride beside the row outputs of a family: their
+    // own kernel sums an elementwise value over the rows.
+    bool row_outputs = false;
+    for (size_t i = 0; i < op.values.size(); ++i) {
+        SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
+        if (op.outputs[i].role != ir::Role::ColumnSum) {
+            row_outputs = true;
+            continue;
+        }
+        if (ir_queries::has_reduce(op.values[i]))
+            return refuse_op(op, pos, Rule::Unsupported,
+                             "column reduction '" + op.outputs[i].name +
+                                 "' sums a value that needs a row reduction; solgen sums "
+                                 "elementwise values over the rows");
+    }
+    if (!row_outputs)
+        return refuse_op(op, op.pos, Rule::NoFamily,
+                         "every output is a column reduction; solgen emits them beside the row "
+                         "outputs of a family");
     for (size_t i = 0; i < op.values.size(); ++i) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
         if (ir_queries::any_node(op.values[i], [](const ir::Node& n) {

@@ -8,6 +8,7 @@ namespace solbench {
 Recognition recognize_reduction(const ir::OpIR& op) {
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
+        if (op.outputs[i].role == ir::Role::ColumnSum) continue; // its own kernel
         if (op.outputs[i].role != ir::Role::PerRow)
             return refuse_op(op, pos, Rule::NoFamily,
                              "reduction: '" + op.outputs[i].name + "' keeps the row's last axis");

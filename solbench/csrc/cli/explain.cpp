@@ -4,6 +4,24 @@ namespace solbench::cli {
 
 namespace {
 
+const char* role_name(ir::Role r) {
+    switch (r) {
+    case ir::Role::Rows:
+        return "rows";
+    case ir::Role::Column:
+        return "column";
+    case ir::Role::PerRow:
+        return "per_row";
+    case ir::Role::Scalar:
+        return "scalar";
+    case ir::Role::Unread:
+        return "unread";
+    case ir::Role::ColumnSum:
+        return "column_sum";
+    }
+    return "rows";
+}
+
 nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
     nlohmann::json j;
     j["name"] = t.name;
@@ -24,8 +42,7 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
         shape.push_back(d.scale == 1 ? axis : std::to_string(d.scale) + "*" + axis);
     }
     j["shape"] = shape;
-    static const char* roles[] = {"rows", "column", "per_row", "scalar", "unread"};
-    j["role"] = roles[static_cast<int>(t.role)];
+    j["role"] = role_name(t.role);
     // The row axes it follows (all of them unless it is broadcast over some).
     nlohmann::json follows = nlohmann::json::array();
     for (int p : ir::followed_rows(op, t))

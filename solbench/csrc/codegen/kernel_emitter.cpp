@@ -390,6 +390,18 @@ class Emitter {
     bool online_ = false;            // an online max/sum pair (softmax) is reduced
     bool uses_wrap_ = false;         // a read wraps around the row (column_at)
     json constants_ = json::array();
+    // Column reductions (r2 §8): the element function each sums over the rows,
+    // and its arguments at row `row`, column `c` (the row pointers in scope).
+    struct ElementFn {
+        std::string name, function; // the output's identifier, the device function
+        json element;               // for the templates: output, function, params, body
+        std::vector<std::string> vector_args, tail_args;
+        std::set<LoadKey> loads;
+        int output = 0;
+    };
+    ElementFn element_fn(size_t output);
+    std::vector<ElementFn> column_sums_;
+    std::pair<std::string, std::vector<std::string>> column_sum_code();
 };
 
 std::optional<EmitError> Emitter::check_supported() {
@@ -558,6 +570,8 @@ std::string Emitter::row_start(const Tensor& t) {
 
 // The fused_row / reduction context: one pass per reduction, then the outputs.
 json Emitter::row_context() {
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        if (ir_.outputs[i].role == Role::ColumnSum) column_sums_.push_back(element_fn(i));
     std::vector<ir::Expr> reductions = op_.reductions;
     std::vector<OnlinePair> recognized = op_.online;
     if (reductions.empty()) { // a description made by hand: no pairs recognized
@@ -806,6 +820,103 @@ json Emitter::row_context() {
 }
 
 // The gated / elementwise context: one device function per output.
+// One output's element as a device function of the values it reads (loads at
+// the row and column, scalars, sizes, counters), with its arguments in the
+// vectorized loop (`base + j`) and at a single column `c`.
+Emitter::ElementFn Emitter::element_fn(size_t i) {
+    // Parameters: the loads, scalars and axis sizes the expression reads.
+    std::vector<std::pair<std::string, std::string>> params; // (param decl name, kernel arg)
+    std::vector<std::pair<std::string, std::string>> tail_args;
+    std::set<std::string> seen;
+    ExprNames n;
+    std::set<LoadKey> loads;
+    n.load = [&](int input, const std::optional<Dim>& offset,
+                 const std::optional<Dim>& wrap) -> std::string {
+        const Tensor& t = ir_.inputs[input];
+        const LoadKey key{input, offset, wrap};
+        std::string var = load_var(key);
+        std::string param = var.substr(0, var.size() - 2); // drop "_v"
+        if (seen.insert(param).second) {
+            std::string vec_arg, tail_arg;
+            std::string name = input_name(input);
+            if (t.role == Role::PerRow) {
+                vec_arg = tail_arg = "to_float(" + name + "[" + row_start(t) + "])";
+            } else {
+                loads.insert(key);
+                vec_arg = var + "[j]";
+                std::string ptr = name + (t.role == Role::Rows ? "_row" : "");
+                tail_arg = "to_float(" + ptr + "[" + column_at(key, "c") + "])";
+            }
+            params.push_back({param, vec_arg});
+            tail_args.push_back({param, tail_arg});
+        }
+        return param;
+    };
+    n.scalar = [&](int input) {
+        std::string name = input_name(input);
+        if (seen.insert(name).second) {
+            params.push_back({name, scalar_value(input)});
+            tail_args.push_back({name, scalar_value(input)});
+        }
+        return name;
+    };
+    n.axis = [&](int axis) {
+        std::string name = identifier(ir_.axes[axis].name) + "_f";
+        if (seen.insert(name).second) {
+            std::string arg = "static_cast<float>(" + kernel_axis(axis) + ")";
+            params.push_back({name, arg});
+            tail_args.push_back({name, arg});
+        }
+        return name;
+    };
+    n.column = [&]() {
+        const std::string name = "column_index_f";
+        if (seen.insert(name).second) { // gated_activation.mustache's vector and tail columns
+            params.push_back({name, "static_cast<float>(base + j)"});
+            tail_args.push_back({name, "static_cast<float>(c)"});
+        }
+        return name;
+    };
+    n.row = [&](int p) {
+        const std::string name = "row_index" + std::to_string(p) + "_f";
+        if (seen.insert(name).second) {
+            std::string arg = "static_cast<float>(" + row_coordinate(p) + ")";
+            params.push_back({name, arg});
+            tail_args.push_back({name, arg});
+        }
+        return name;
+    };
+    n.reduction = [&](const ir::Node&) {
+        errors_.push_back("an elementwise op has a reduction");
+        return std::string("0.0f");
+    };
+    ExprPrinter printer(n, uses_, "t");
+    std::string value = printer.print(ir_.values[i]);
+    std::vector<std::string> body = printer.take_statements();
+    body.push_back("return " + value + ";");
+    std::string name = output_name(static_cast<int>(i));
+    std::string function = identifier(ir_.name) + "_" + name;
+    std::vector<std::string> decls, vargs, targs;
+    for (const auto& [p, a] : params) {
+        decls.push_back("float " + p);
+        vargs.push_back(a);
+    }
+    for (const auto& [p, a] : tail_args)
+        targs.push_back(a);
+    ElementFn f;
+    f.name = name;
+    f.function = function;
+    f.element = {{"output", ir_.outputs[i].name},
+                 {"function", function},
+                 {"params", join(decls, ", ")},
+                 {"body", string_list(body)}};
+    f.vector_args = vargs;
+    f.tail_args = targs;
+    f.loads = loads;
+    f.output = static_cast<int>(i);
+    return f;
+}
+
 json Emitter::gated_context() {
     // Flat: every tensor is rows x cols read at the same column, so the whole
     // tensor is one long row and only its very end needs the scalar tail.
@@ -830,93 +941,21 @@ json Emitter::gated_context() {
     std::set<LoadKey> all_loads;
     for (size_t i = 0; i < ir_.outputs.size(); ++i) {
         const Tensor& out = ir_.outputs[i];
-        if (out.role != Role::Rows) {
+        if (out.role != Role::Rows && out.role != Role::ColumnSum) {
             errors_.push_back("output '" + out.name + "' of an elementwise op is not a row tensor");
             continue;
         }
-        // Parameters: the loads, scalars and axis sizes the expression reads.
-        std::vector<std::pair<std::string, std::string>> params; // (param decl name, kernel arg)
-        std::vector<std::pair<std::string, std::string>> tail_args;
-        std::set<std::string> seen;
-        ExprNames n;
-        std::set<LoadKey> loads;
-        n.load = [&](int input, const std::optional<Dim>& offset,
-                     const std::optional<Dim>& wrap) -> std::string {
-            const Tensor& t = ir_.inputs[input];
-            const LoadKey key{input, offset, wrap};
-            std::string var = load_var(key);
-            std::string param = var.substr(0, var.size() - 2); // drop "_v"
-            if (seen.insert(param).second) {
-                std::string vec_arg, tail_arg;
-                std::string name = input_name(input);
-                if (t.role == Role::PerRow) {
-                    vec_arg = tail_arg = "to_float(" + name + "[" + row_start(t) + "])";
-                } else {
-                    loads.insert(key);
-                    vec_arg = var + "[j]";
-                    std::string ptr = name + (t.role == Role::Rows ? "_row" : "");
-                    tail_arg = "to_float(" + ptr + "[" + column_at(key, "c") + "])";
-                }
-                params.push_back({param, vec_arg});
-                tail_args.push_back({param, tail_arg});
-            }
-            return param;
-        };
-        n.scalar = [&](int input) {
-            std::string name = input_name(input);
-            if (seen.insert(name).second) {
-                params.push_back({name, scalar_value(input)});
-                tail_args.push_back({name, scalar_value(input)});
-            }
-            return name;
-        };
-        n.axis = [&](int axis) {
-            std::string name = identifier(ir_.axes[axis].name) + "_f";
-            if (seen.insert(name).second) {
-                std::string arg = "static_cast<float>(" + kernel_axis(axis) + ")";
-                params.push_back({name, arg});
-                tail_args.push_back({name, arg});
-            }
-            return name;
-        };
-        n.column = [&]() {
-            const std::string name = "column_index_f";
-            if (seen.insert(name).second) { // gated_activation.mustache's vector and tail columns
-                params.push_back({name, "static_cast<float>(base + j)"});
-                tail_args.push_back({name, "static_cast<float>(c)"});
-            }
-            return name;
-        };
-        n.row = [&](int p) {
-            const std::string name = "row_index" + std::to_string(p) + "_f";
-            if (seen.insert(name).second) {
-                std::string arg = "static_cast<float>(" + row_coordinate(p) + ")";
-                params.push_back({name, arg});
-                tail_args.push_back({name, arg});
-            }
-            return name;
-        };
-        n.reduction = [&](const ir::Node&) {
-            errors_.push_back("an elementwise op has a reduction");
-            return std::string("0.0f");
-        };
-        ExprPrinter printer(n, uses_, "t");
-        std::string value = printer.print(ir_.values[i]);
-        std::vector<std::string> body = printer.take_statements();
-        body.push_back("return " + value + ";");
-        std::string name = output_name(static_cast<int>(i));
-        std::string function = identifier(ir_.name) + "_" + name;
-        std::vector<std::string> decls, vargs, targs;
-        for (const auto& [p, a] : params) {
-            decls.push_back("float " + p);
-            vargs.push_back(a);
+        ElementFn fn = element_fn(i);
+        const std::string& name = fn.name;
+        const std::string& function = fn.function;
+        const std::vector<std::string>& vargs = fn.vector_args;
+        const std::vector<std::string>& targs = fn.tail_args;
+        const std::set<LoadKey>& loads = fn.loads;
+        if (out.role == Role::ColumnSum) { // summed by its own kernels
+            column_sums_.push_back(fn);
+            continue;
         }
-        for (const auto& [p, a] : tail_args)
-            targs.push_back(a);
-        elements.push_back({{"output", ir_.outputs[i].name},
-                            {"function", function},
-                            {"params", join(decls, ", ")},
-                            {"body", string_list(body)}});
+        elements.push_back(fn.element);
         outputs.push_back({{"name", name}});
         vector_body.push_back(name + "_v[j] = " + function + "(" + join(vargs, ", ") + ");");
         vector_stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
@@ -972,7 +1011,9 @@ std::vector<std::string> Emitter::vector_conditions() {
     std::vector<std::string> conds;
     std::set<std::string> dims;
     auto add_tensor = [&](const Tensor& t, const std::string& name) {
-        if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread) return;
+        if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread ||
+            t.role == Role::ColumnSum)
+            return;
         conds.push_back("aligned16(" + name + ")");
         if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(ir::column_dim(t)));
     };
@@ -1013,6 +1054,7 @@ std::vector<std::string> Emitter::kernel_params(bool with_types) {
     }
     for (size_t i = 0; i < ir_.outputs.size(); ++i) {
         const Tensor& t = ir_.outputs[i];
+        if (t.role == Role::ColumnSum) continue; // written by its own kernels
         std::string name = output_name(static_cast<int>(i));
         std::string type = *cuda_type(t.dtype);
         out.push_back(with_types ? type + "* __restrict__ " + name
@@ -1173,6 +1215,97 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
     return lines;
 }
 
+// Column reductions, deterministic without atomics: a first kernel gives each
+// (column block, chunk of rows) block the fp32 sum of its columns over the
+// chunk's rows, in row order; a second adds the chunks' partial sums per column
+// in chunk order. The chunking depends on the shape alone, so the same inputs
+// give the same bits on every run.
+std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
+    if (column_sums_.empty()) return {};
+    const std::vector<std::string> params = kernel_params(true);
+    const std::vector<std::string> args = kernel_params(false);
+    std::string text;
+    std::vector<std::string> launch;
+    const std::string cols = host_dim(row_dim());
+    launch.push_back(
+        "// Column reductions: partial sums over chunks of rows, then the chunks in order.");
+    // About kSumBlocks blocks in all (a few waves on a big GPU), each summing a chunk of rows.
+    launch.push_back("const int64_t column_blocks = (" + cols +
+                     " + kBlockThreads - 1) / kBlockThreads;");
+    launch.push_back(
+        "const int64_t chunk_target = (kSumBlocks + column_blocks - 1) / column_blocks;");
+    launch.push_back("const int64_t rows_per_chunk = (rows + chunk_target - 1) / chunk_target;");
+    launch.push_back("const int64_t sum_chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;");
+    launch.push_back(
+        "const at::Tensor partial = torch::empty({sum_chunks, " + cols +
+        "}, torch::TensorOptions().dtype(at::ScalarType::Float).device(stream.device()));");
+    for (const ElementFn& s : column_sums_) {
+        const Tensor& out = ir_.outputs[static_cast<size_t>(s.output)];
+        const std::string& name = s.name;
+        const std::string type = *cuda_type(out.dtype);
+        const std::string all_args = join(s.tail_args, ", ");
+        text += "// One element of " + out.name + ", summed over the rows (a column reduction).\n";
+        text += "__device__ __forceinline__ float " + s.function + "(" +
+                s.element["params"].get<std::string>() + ") {\n";
+        for (const auto& line : s.element["body"])
+            text += "    " + line.get<std::string>() + "\n";
+        text += "}\n\n";
+        text += "__global__ void __launch_bounds__(kBlockThreads) " + s.function + "_partial(" +
+                join(params, ", ") + ", float* __restrict__ partial, int64_t rows_per_chunk) {\n";
+        text +=
+            "    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;\n";
+        text += "    if (c >= " + kernel_dim(row_dim()) + ") return;\n";
+        text += "    const int64_t first = static_cast<int64_t>(blockIdx.y) * rows_per_chunk;\n";
+        text += "    const int64_t last = first + rows_per_chunk < rows ? first + rows_per_chunk : "
+                "rows;\n";
+        text += "    float sum = 0.0f;\n";
+        text += "    for (int64_t row = first; row < last; ++row) {\n";
+        for (const std::string& line : row_pointer_lines()) {
+            const std::string var = line.substr(0, line.find(" = "));
+            const std::string ptr = var.substr(var.rfind(' ') + 1);
+            if (all_args.find(ptr + "[") != std::string::npos) text += "        " + line + "\n";
+        }
+        text += "        sum += " + s.function + "(" + all_args + ");\n";
+        text += "    }\n";
+        text += "    partial[static_cast<int64_t>(blockIdx.y) * " + kernel_dim(row_dim()) +
+                " + c] = sum;\n";
+        text += "}\n\n";
+        text += "__global__ void __launch_bounds__(kBlockThreads) " + s.function +
+                "_finish(const float* __restrict__ partial, " + type + "* __restrict__ " + name +
+                ", int64_t chunks, int64_t cols) {\n";
+        text +=
+            "    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;\n";
+        text += "    if (c >= cols) return;\n";
+        text += "    float sum = 0.0f;\n";
+        text += "    for (int64_t k = 0; k < chunks; ++k) sum += partial[k * cols + c];\n";
+        text += "    " + name + "[c] = from_float<" + type + ">(sum);\n";
+        text += "}\n\n";
+        launch.push_back("if (status == cudaSuccess) {");
+        launch.push_back("    cudaLaunchConfig_t config = {};");
+        launch.push_back("    config.gridDim = dim3(static_cast<unsigned>(column_blocks), "
+                         "static_cast<unsigned>(sum_chunks));");
+        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
+        launch.push_back("    config.stream = stream.stream();");
+        launch.push_back("    status = cudaLaunchKernelEx(&config, " + s.function + "_partial, " +
+                         join(args, ", ") +
+                         ", static_cast<float*>(partial.data_ptr()), rows_per_chunk);");
+        launch.push_back("}");
+        launch.push_back("if (status == cudaSuccess) {");
+        launch.push_back("    cudaLaunchConfig_t config = {};");
+        launch.push_back("    config.gridDim = dim3(static_cast<unsigned>(column_blocks));");
+        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
+        launch.push_back("    config.stream = stream.stream();");
+        launch.push_back("    status = cudaLaunchKernelEx(&config, " + s.function +
+                         "_finish, static_cast<const float*>(partial.data_ptr()), static_cast<" +
+                         type + "*>(" + name + ".data_ptr()), sum_chunks, static_cast<int64_t>(" +
+                         cols + "));");
+        launch.push_back("}");
+    }
+    constants_.push_back({{"name", "kSumBlocks"}, {"value", "528"}});
+    text.pop_back(); // the template's own line ends the last kernel's blank line
+    return {text, launch};
+}
+
 std::variant<std::string, EmitError> Emitter::run() {
     if (auto err = check_supported()) return *err;
     json ctx;
@@ -1214,6 +1347,9 @@ std::variant<std::string, EmitError> Emitter::run() {
     std::vector<std::string> launch = ctx["launch_lines"];
     ctx.erase("launch_lines");
     std::vector<std::string> params = kernel_params(true);
+    auto [column_sum_kernels, column_sum_launch] = column_sum_code();
+    launch.insert(launch.end(), column_sum_launch.begin(), column_sum_launch.end());
+    ctx["column_sum_kernels"] = column_sum_kernels;
 
     // Only the helpers this kernel uses: unused ones would be warned about.
     bool fp8 = false;

@@ -105,7 +105,7 @@ class ReferencePrinter {
         for (size_t i = 0; i < op_.outputs.size(); ++i) {
             const auto& t = op_.outputs[i];
             std::optional<Dim> extent;
-            if (t.role == Role::Rows) extent = t.shape.back();
+            if (t.role == Role::Rows || t.role == Role::ColumnSum) extent = t.shape.back();
             const Node& value = *op_.values[i];
             std::string v = print(op_.values[i], extent);
             std::string shaped = v;
@@ -118,6 +118,13 @@ class ReferencePrinter {
                              row_sizes() + ", 1)";
                 shaped = kept ? as_operand(shaped) + ".reshape(" + shape_of(t) + ")"
                               : as_operand(shaped) + ".squeeze(-1)";
+            } else if (t.role == Role::ColumnSum) {
+                // A column reduction: the value over every row, summed in fp32.
+                if (!covers_rows(value) || !column_dependent(value))
+                    shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
+                             row_sizes() + ", " + dim(t.shape.back()) + ")";
+                shaped = as_operand(shaped) + ".float().sum(dim=tuple(range(" +
+                         std::to_string(op_.row_axes.size()) + ")))";
             } else if (!covers_rows(value) || !column_dependent(value)) {
                 shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
                          shape_of(t) + ")";

@@ -45,11 +45,17 @@ class Evaluator {
         for (int a : op_.row_axes)
             rows *= axis_[static_cast<size_t>(a)];
         std::vector<std::vector<double>> out(op_.outputs.size());
+        for (size_t i = 0; i < op_.outputs.size(); ++i)
+            if (op_.outputs[i].role == Role::ColumnSum)
+                out[i].assign(static_cast<size_t>(dim(column_dim(op_.outputs[i]))), 0.0);
         for (int64_t r = 0; r < rows; ++r) {
             memo_.clear();
             for (size_t i = 0; i < op_.outputs.size(); ++i) {
                 const Tensor& t = op_.outputs[i];
-                if (t.role == Role::PerRow) {
+                if (t.role == Role::ColumnSum) { // summed over the rows, rounded at the end
+                    for (size_t c = 0; c < out[i].size(); ++c)
+                        out[i][c] += eval(op_.values[i], r, static_cast<int64_t>(c));
+                } else if (t.role == Role::PerRow) {
                     out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, 0)));
                 } else {
                     int64_t cols = dim(column_dim(t));
@@ -58,6 +64,10 @@ class Evaluator {
                 }
             }
         }
+        for (size_t i = 0; i < op_.outputs.size(); ++i)
+            if (op_.outputs[i].role == Role::ColumnSum)
+                for (double& v : out[i])
+                    v = round_to(op_.outputs[i].dtype, v);
         nlohmann::json result = nlohmann::json::object();
         for (size_t i = 0; i < op_.outputs.size(); ++i)
             result[op_.outputs[i].name] = shape_like(op_.outputs[i], out[i]);

@@ -363,8 +363,11 @@ std::string print(const OpIR& op) {
     Printer p{op, names};
     for (size_t i = 0; i < op.outputs.size() && i < op.values.size(); ++i) {
         const Tensor& t = op.outputs[i];
-        out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "
-            << p(op.values[i]) << "\n";
+        if (t.role == Role::ColumnSum)
+            out << "  " << t.name << "[c] = sum over rows r of " << p(op.values[i]) << "\n";
+        else
+            out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "
+                << p(op.values[i]) << "\n";
     }
     return out.str();
 }

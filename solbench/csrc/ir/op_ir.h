@@ -68,6 +68,9 @@ enum class Role {
     PerRow, // shape [row axes...]: one value per row (a reduction's output, a per-row scale)
     Scalar, // no shape: a Python scalar argument
     Unread, // an input the op never reads: only its shape and dtype are checked
+    // An output of shape [column dim]: per column, the sum over every row of its
+    // value, in fp32 (r2 §8 column reductions: grad_weight, grad_bias).
+    ColumnSum,
 };
 // A Rows or PerRow tensor may follow only some of the row axes and be
 // broadcast over the others (a per-head weight [heads, head_dim] of rows

@@ -171,7 +171,9 @@ ir::OpIR Raiser::assemble() {
         x.flat = o.flat;
         for (int d : o.dims)
             x.shape.push_back(to_dim(d));
-        x.role = o.content.col_loop ? ir::Role::Rows : ir::Role::PerRow;
+        x.role = o.content.column_sum ? ir::Role::ColumnSum
+                 : o.content.col_loop ? ir::Role::Rows
+                                      : ir::Role::PerRow;
         op.outputs.push_back(x);
         op.values.push_back(values[i]);
         op.value_pos.push_back(o.content.pos);

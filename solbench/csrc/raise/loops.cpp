@@ -224,6 +224,7 @@ LoopKind Raiser::classify(const ast::Block& body) const {
 }
 
 void Raiser::run_loop(const LoopSpec& spec) {
+    if (loop_stack_.empty() && !column_sum_ && try_column_sum(spec)) return;
     LoopInfo loop;
     loop.kind = classify(*spec.body);
     if (spec.over_local && loop.kind == LoopKind::Row) loop.kind = LoopKind::Column;
@@ -234,6 +235,10 @@ void Raiser::run_loop(const LoopSpec& spec) {
         if (loop.kind != LoopKind::Inner)
             loop.kind = remaining > 1 ? LoopKind::Row : LoopKind::Column;
     }
+    // In a column reduction the innermost loop of the nest runs over rows: the
+    // loop over the columns runs inside it.
+    const bool sum_rows = column_sum_ && !column_sum_->in_column && loop.kind == LoopKind::Column;
+    if (sum_rows) loop.kind = LoopKind::Row;
     loop.id = static_cast<int>(all_loops_.size());
     loop.pos = spec.pos;
     loop.extent = canon(spec.hi - spec.lo + Poly::constant(1));
@@ -306,8 +311,12 @@ void Raiser::run_loop(const LoopSpec& spec) {
                 declare(name, b->value, true);
                 row_own.push_back(name);
             }
-    for (size_t i = 0; i < spec.body_end; ++i)
-        exec((*spec.body)[i]);
+    if (sum_rows) {
+        run_column_sum_body(spec);
+    } else {
+        for (size_t i = 0; i < spec.body_end; ++i)
+            exec((*spec.body)[i]);
+    }
     scopes_.pop_back();
     loop_stack_.pop_back();
     for (const std::string& name : row_own)
@@ -344,6 +353,26 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         auto* now = std::get_if<NumVal>(&b->value);
         const NumVal& init = std::get<NumVal>(old);
         if (!now) refuse(pos, Rule::ValueKind, "'" + name + "' changes kind inside the loop");
+        if (column_sum_ && column_sum_->in_column && name == column_sum_->total) {
+            // The column reduction's element: summed over the rows, not the columns.
+            auto m = match_update(now->e, ph);
+            if (!m || m->kind != ir::ReduceKind::Sum || m->negated ||
+                contains(m->element, ph.get()))
+                refuse(pos, Rule::CrossRow,
+                       "'" + name + "' must sum over the rows (`Set " + name + " to " + name +
+                           " + e.`): a column reduction is a sum (r2 §8); a max or a running "
+                           "value over the rows is not row-parallel");
+            if (now->taint) throw Refused{refusal(pos, *now->taint->rule, now->taint->message)};
+            if ((loop.shift && loop.shift->constant_term() != 0) || loop.reversed)
+                refuse(pos, Rule::ColumnIndex,
+                       "a column reduction must read each column at its own place");
+            column_sum_->element = m->element;
+            column_sum_->col_loop = loop.id;
+            b->value = NumVal{
+                ir::constant(0.0),
+                refusal(pos, Rule::CrossRow, "'" + name + "' is read inside its column reduction")};
+            continue;
+        }
         if (same_node(now->e, ph)) {
             b->value = old;
             continue;
@@ -418,6 +447,65 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         }
         b->value = NumVal{result, init.taint};
     }
+}
+
+void Raiser::run_column_sum_body(const LoopSpec& innermost_rows) {
+    ColumnSum& sum = *column_sum_;
+    declare(sum.total, NumVal{ir::constant(0.0), std::nullopt}, true);
+    sum.row_loops = current_row_loops();
+    LoopSpec column = sum.column;
+    column.body = innermost_rows.body;
+    column.body_end = innermost_rows.body_end;
+    sum.in_column = true;
+    run_loop(column);
+    sum.in_column = false;
+}
+
+bool Raiser::try_column_sum(const LoopSpec& spec) {
+    if (spec.var.empty() || spec.over || spec.over_local || spec.body_end != 3) return false;
+    const ast::Block& body = *spec.body;
+    const auto* let = std::get_if<ast::Let>(&body[0].node);
+    const bool nest = std::holds_alternative<ast::ForRange>(body[1].node) ||
+                      std::holds_alternative<ast::ForEach>(body[1].node);
+    const auto* store = std::get_if<ast::SetItem>(&body[2].node);
+    if (!let || !let->is_mutable || !nest || !store) return false;
+    auto names = [](const ast::Expr& e, const std::string& name) {
+        const auto* ref = std::get_if<ast::NameRef>(&e.node);
+        return ref && ref->name == name;
+    };
+    if (!names(*store->index, spec.var) || !names(*store->value, let->name)) return false;
+    Value zero = eval(*let->value);
+    const auto* num = std::get_if<NumVal>(&zero);
+    const auto* integer = std::get_if<IntVal>(&zero);
+    if (!((num && num->e->op == ir::Op::Const && num->e->value == 0) ||
+          (integer && integer->p.constant_value() == 0)))
+        return false;
+    Value target = eval(*store->seq);
+    const auto* view = std::get_if<ViewVal>(&target);
+    if (!view || !view->prefix.empty()) return false;
+    TensorParam& out = tensors_[static_cast<size_t>(view->tensor)];
+    if (!out.param->is_output || out.dims.size() != 1 || out.flat) return false;
+
+    column_sum_ = ColumnSum{spec, let->name, false, std::nullopt, {}, -1};
+    exec(body[1]);
+    if (!column_sum_->element)
+        refuse(body[1].pos, Rule::CrossRow,
+               "the loops over the rows never add to '" + let->name +
+                   "': a column reduction sums an element of every row");
+    if (out.stored)
+        refuse(body[2].pos, Rule::StorePattern,
+               "a second store to '" + out.param->name + "'; write each output once");
+    Content c;
+    c.row_loops = column_sum_->row_loops;
+    c.col_loop = column_sum_->col_loop;
+    c.value = *column_sum_->element;
+    c.pos = body[2].pos;
+    c.column_sum = true;
+    unify_dim(out.dims[0], all_loops_[static_cast<size_t>(column_sum_->col_loop)].extent,
+              body[2].pos);
+    out.stored = c;
+    column_sum_.reset();
+    return true;
 }
 
 } // namespace solbench::raise

@@ -93,6 +93,9 @@ struct Content {
     SourcePos pos;
     // One value per row pushed as a sequence of one element: a kept axis of 1.
     bool kept_unit = false;
+    // A column reduction (r2 §8): the output holds, per column, the sum over
+    // every row of `value`.
+    bool column_sum = false;
 };
 
 // The columns one branch of an If on the column counter runs over: [lo, hi) of
@@ -170,6 +173,24 @@ class Raiser {
         std::optional<SeqVal> over_local; // for-each over a row buffer (a local sequence)
     };
     void run_loop(const LoopSpec& spec);
+    // A column reduction written as a loop over the columns around the row loops:
+    //   Repeat for c from 1 to length of out:
+    //       Let mutable total be 0.
+    //       <loops over the rows: ... Set total to total + e.>
+    //       Set item c of out to total.
+    // It is raised turned inside out: the row loops outside, the loop over the
+    // columns innermost (where row outputs may be stored too), e is the element
+    // summed over the rows.
+    struct ColumnSum {
+        LoopSpec column;   // the loop over the columns, run innermost
+        std::string total; // the accumulator
+        bool in_column = false;
+        std::optional<ir::Expr> element;
+        std::vector<int> row_loops;
+        int col_loop = -1;
+    };
+    bool try_column_sum(const LoopSpec& spec);
+    void run_column_sum_body(const LoopSpec& innermost_rows);
     LoopKind classify(const ast::Block& body) const;
     void finish_carried(const LoopInfo& loop, const std::map<std::string, Value>& before,
                         const std::map<std::string, SourcePos>& set_at);
@@ -253,6 +274,7 @@ class Raiser {
     std::optional<Diagnostic> deferred_;
     std::vector<int> scalar_inputs_; // tensors_ index -> IR input (Scalar params)
     std::vector<std::pair<std::string, int>> size_params_; // Int parameters and their axes
+    std::optional<ColumnSum> column_sum_;                  // while raising one
     std::map<const ast::Param*, int> input_index_;         // param -> IR input index
 };
 
