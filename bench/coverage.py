@@ -73,12 +73,14 @@ class Rule(Enum):
     INT_BOOL = "Int/Bool tensors as data"
     MULTI_AXIS = "reduction over several trailing axes"
     COLUMN_REDUCTION = "column reductions"
+    COLUMN_SUBSET = "column reductions over some of the row axes"
     ROW_SETS = "several row sets in one op"
     DIV_REM = "integer division/remainder by a constant"
 
 
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
-LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL})
+LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL,
+                                      Rule.COLUMN_REDUCTION})
 
 
 class Scope(Enum):
@@ -236,12 +238,18 @@ OVERRIDES: dict[str, Override] = {
         Class.OUT, (S.GATHER,),
         "writes the KV caches at cache_position (int64 data); its norm + RoPE part needs §8"
         " rules"),
+    "L1__019_vision_3d_rotary_embedding_with_spatial_merge_indexing_backward": Override(
+        Class.RULES, (R.COLUMN_SUBSET,),
+        "grad_embeddings [seq, head_dim] sums over the heads only (rows [seq, heads])"),
     "L1__023_multimodal_rope_position_computation_with_grid_based_indexing": Override(
         Class.OUT, (S.GATHER, S.DATA_SHAPE),
         "looks up embeddings at indices built from grid_thw, sized by `.item()`"),
     "L1__024_vision_rotary_position_embedding_generation_backward": Override(
         Class.OUT, (S.GATHER, S.DATA_SHAPE),
         "index_add_ at pos_ids into a table sized by pos_ids.max(); then a vector-matrix sum"),
+    "L1__039_adaptive_instance_normalization_2d_backward": Override(
+        Class.RULES, (R.MULTI_AXIS, R.COLUMN_SUBSET),
+        "grad_weight and grad_bias [C] sum over N and H x W (rows [N, C], the row H x W)"),
     "L1__042_moe_expert_load_balancing_and_token_capacity_backward": Override(
         Class.RULES, (R.INT_BOOL,),
         "`.item()` reads two one-element tensors (a loss gradient, a Bool flag) as scalars"),
@@ -249,7 +257,7 @@ OVERRIDES: dict[str, Override] = {
         Class.OUT, (S.GATHER,),
         "reads the cache gradients at cache_position (int64 data); the RoPE part needs §8 rules"),
     "L1__068_fused_rope_application_backward": Override(
-        Class.RULES, (R.COLUMN_SELECT, R.ROW_SETS, R.COLUMN_REDUCTION),
+        Class.RULES, (R.COLUMN_SELECT, R.ROW_SETS, R.COLUMN_SUBSET),
         "grad_cos and grad_sin sum over the head axis (`dim=unsqueeze_dim`, 1)"),
     "L1__070_mamba2_fused_intra_chunk_diagonal_computation": Override(
         Class.OUT, (S.GEMM, S.SCAN),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace solbench::raise {
 
@@ -354,7 +355,9 @@ void Raiser::finish_carried(const LoopInfo& loop, const std::map<std::string, Va
         const NumVal& init = std::get<NumVal>(old);
         if (!now) refuse(pos, Rule::ValueKind, "'" + name + "' changes kind inside the loop");
         if (column_sum_ && column_sum_->in_column && name == column_sum_->total) {
-            // The column reduction's element: summed over the rows, not the columns.
+            // The column reduction's element: summed over the rows, not the columns. The
+            // nest raised as one up to here: a refusal now is the column reduction's.
+            column_sum_->reached_update = true;
             auto m = match_update(now->e, ph);
             if (!m || m->kind != ir::ReduceKind::Sum || m->negated ||
                 contains(m->element, ph.get()))
@@ -486,12 +489,26 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
     TensorParam& out = tensors_[static_cast<size_t>(view->tensor)];
     if (!out.param->is_output || out.dims.size() != 1 || out.flat) return false;
 
-    column_sum_ = ColumnSum{spec, let->name, false, std::nullopt, {}, -1};
-    exec(body[1]);
-    if (!column_sum_->element)
-        refuse(body[1].pos, Rule::CrossRow,
-               "the loops over the rows never add to '" + let->name +
-                   "': a column reduction sums an element of every row");
+    // The same three statements also make a row sum of a flat tensor (`Set item r of
+    // sums to acc` after summing `item ((r - 1) * width + c) of x`): a nest that does not
+    // raise as a column reduction is raised again the usual way, from the state before.
+    auto saved = std::make_tuple(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_,
+                                 placeholders_, deferred_, inlined_calls_);
+    column_sum_ = ColumnSum{spec, let->name, false, false, std::nullopt, {}, -1};
+    try {
+        exec(body[1]);
+        if (!column_sum_->element)
+            refuse(body[1].pos, Rule::CrossRow,
+                   "the loops over the rows never add to '" + let->name +
+                       "': a column reduction sums an element of every row");
+    } catch (const Refused&) {
+        if (column_sum_->reached_update) throw;
+        std::tie(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_, placeholders_,
+                 deferred_, inlined_calls_) = std::move(saved);
+        loop_stack_.clear();
+        column_sum_.reset();
+        return false;
+    }
     if (out.stored)
         refuse(body[2].pos, Rule::StorePattern,
                "a second store to '" + out.param->name + "'; write each output once");

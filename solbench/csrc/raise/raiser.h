@@ -185,6 +185,7 @@ class Raiser {
         LoopSpec column;   // the loop over the columns, run innermost
         std::string total; // the accumulator
         bool in_column = false;
+        bool reached_update = false; // the accumulator's update was read as one
         std::optional<ir::Expr> element;
         std::vector<int> row_loops;
         int col_loop = -1;
