@@ -80,7 +80,7 @@ class Rule(Enum):
 
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
 LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL,
-                                      Rule.COLUMN_REDUCTION})
+                                      Rule.COLUMN_REDUCTION, Rule.DIV_REM})
 
 
 class Scope(Enum):

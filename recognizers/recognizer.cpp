@@ -46,8 +46,9 @@ std::optional<Failure> common_refusal(const ir::OpIR& op) {
                          "outputs of a family");
     for (size_t i = 0; i < op.values.size(); ++i) {
         SourcePos pos = i < op.value_pos.size() ? op.value_pos[i] : op.pos;
-        if (ir_queries::any_node(op.values[i], [](const ir::Node& n) {
-                return n.op == ir::Op::Load && n.fixed_column.has_value();
+        if (ir_queries::any_node(op.values[i], [&](const ir::Node& n) {
+                return n.op == ir::Op::Load && n.fixed_column.has_value() &&
+                       op.inputs[static_cast<size_t>(n.index)].role != ir::Role::Table;
             }))
             return refuse_op(op, pos, Rule::ElementOutsideReduction,
                              "'" + op.outputs[i].name +

@@ -44,6 +44,7 @@ std::map<const Node*, int> use_counts(const std::vector<ir::Expr>& roots) {
 }
 
 bool column_invariant(const ir::Expr& e) {
+    if (e->op == Op::Load && e->fixed_column) return true; // one position of the row
     if (e->op == Op::Load || e->op == Op::Column) return false;
     if (e->op == Op::Reduce) return true;
     for (const auto& a : e->args)
@@ -139,6 +140,7 @@ std::string ExprPrinter::print_node(const Node& n) {
     case Op::AxisSize:
         return names_.axis(n.index);
     case Op::Load:
+        if (n.fixed_column) return names_.table(n.index, *n.fixed_column);
         return names_.load(n.index, n.col_offset, n.col_wrap);
     case Op::Reduce:
         return names_.reduction(n);
@@ -155,6 +157,9 @@ std::string ExprPrinter::print_node(const Node& n) {
     case Op::IntDiv: {
         // Exact in int64 (the operands are integers); by zero it is the float quotient.
         std::string a = arg(0), b = arg(1);
+        const std::string quotient =
+            "static_cast<float>(static_cast<int64_t>(" + a + ") / static_cast<int64_t>(" + b + "))";
+        if (n.args[1]->op == Op::Const && n.args[1]->value != 0.0) return quotient;
         return "(" + b + " == 0.0f ? " + a + " / " + b +
                " : static_cast<float>(static_cast<int64_t>(" + a + ") / static_cast<int64_t>(" + b +
                ")))";

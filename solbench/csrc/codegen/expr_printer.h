@@ -35,6 +35,8 @@ struct ExprNames {
     std::function<std::string(int input, const std::optional<ir::Dim>& offset,
                               const std::optional<ir::Dim>& wrap)>
         load;
+    // A Table input's value at a fixed position of the row (negative: from its end).
+    std::function<std::string(int input, int64_t position)> table;
     std::function<std::string(int input)> scalar;          // a Scalar input, as a float
     std::function<std::string(int axis)> axis;             // an axis size, as a float
     std::function<std::string(const ir::Node&)> reduction; // a Reduce's per-row result

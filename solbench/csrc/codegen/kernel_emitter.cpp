@@ -355,6 +355,14 @@ class Emitter {
     }
     std::string row_start(const Tensor& t);
     std::string row_coordinate(int p);
+    // A Table input's value at a fixed position of the current row.
+    std::string table_value(int input, int64_t position) {
+        const Tensor& t = ir_.inputs[input];
+        std::string width = kernel_dim(ir::column_dim(t));
+        std::string at = position >= 0 ? std::to_string(position)
+                                       : "(" + width + " - " + std::to_string(-position) + ")";
+        return "to_float(" + input_name(input) + "[" + row_start(t) + " + " + at + "])";
+    }
     // A scalar input in kernel code: the float parameter, or a 0-d tensor's element.
     std::string scalar_value(int input) const {
         const std::string name = input_name(input);
@@ -424,7 +432,9 @@ std::optional<EmitError> Emitter::check_supported() {
                                  "int32, int64, bool and FP8 (e4m3fn, e5m2) tensors"};
         }
     std::function<bool(const ir::Expr&)> fixed = [&](const ir::Expr& e) {
-        if (e->op == ir::Op::Load && e->fixed_column) return true;
+        if (e->op == ir::Op::Load && e->fixed_column &&
+            ir_.inputs[static_cast<size_t>(e->index)].role != Role::Table)
+            return true;
         return std::any_of(e->args.begin(), e->args.end(), fixed);
     };
     for (const auto& v : ir_.values)
@@ -478,6 +488,7 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
         loads->insert({input, offset, wrap});
         return load_var({input, offset, wrap}) + "[j]";
     };
+    n.table = [this](int input, int64_t position) { return table_value(input, position); };
     n.scalar = [this](int input) { return scalar_value(input); };
     n.axis = [this](int axis) { return "static_cast<float>(" + kernel_axis(axis) + ")"; };
     n.column = [this, element]() -> std::string {
@@ -564,6 +575,7 @@ std::string Emitter::row_start(const Tensor& t) {
         }
         at = "(" + at + ")";
     }
+    if (t.role == Role::Table) return at + " * " + kernel_dim(ir::column_dim(t));
     if (t.role != Role::Rows) return at;
     return at + " * " + (flat_ ? "cols" : kernel_dim(ir::column_dim(t)));
 }
@@ -852,6 +864,15 @@ Emitter::ElementFn Emitter::element_fn(size_t i) {
         }
         return param;
     };
+    n.table = [&](int input, int64_t position) {
+        std::string name = input_name(input) + (position >= 0 ? "_at" : "_at_end") +
+                           std::to_string(position >= 0 ? position : -position);
+        if (seen.insert(name).second) {
+            params.push_back({name, table_value(input, position)});
+            tail_args.push_back({name, table_value(input, position)});
+        }
+        return name;
+    };
     n.scalar = [&](int input) {
         std::string name = input_name(input);
         if (seen.insert(name).second) {
@@ -1012,7 +1033,7 @@ std::vector<std::string> Emitter::vector_conditions() {
     std::set<std::string> dims;
     auto add_tensor = [&](const Tensor& t, const std::string& name) {
         if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread ||
-            t.role == Role::ColumnSum)
+            t.role == Role::ColumnSum || t.role == Role::Table)
             return;
         conds.push_back("aligned16(" + name + ")");
         if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(ir::column_dim(t)));
@@ -1156,6 +1177,22 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
         if (ir_.inputs[i].role != Role::Scalar)
             bind_dims(ir_.inputs[i], input_name(static_cast<int>(i)));
+    // A Table's rows must hold every position the op reads (the interpreter's range error).
+    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
+        const Tensor& t = ir_.inputs[i];
+        if (t.role != Role::Table) continue;
+        int64_t need = 0;
+        for (const ir::Expr& v : ir_.values)
+            ir::visit(v, [&](const ir::Node& n) {
+                if (n.op == ir::Op::Load && n.index == static_cast<int>(i) && n.fixed_column)
+                    need = std::max(need,
+                                    *n.fixed_column >= 0 ? *n.fixed_column + 1 : -*n.fixed_column);
+            });
+        const std::string width = host_dim(ir::column_dim(t));
+        lines.push_back("TORCH_CHECK(" + width + " >= " + std::to_string(need) + ", \"" + t.name +
+                        " is read at position " + std::to_string(need) +
+                        " of its rows, which hold \", " + width + ", \" values\");");
+    }
     // An Int parameter passed as a scalar gives its axis, or must agree with the tensors.
     for (size_t i = 0; i < ir_.inputs.size(); ++i) {
         const Tensor& t = ir_.inputs[i];

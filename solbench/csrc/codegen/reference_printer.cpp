@@ -221,7 +221,8 @@ class ReferencePrinter {
     bool covers_rows(const Node& n) const {
         if (n.op == Op::Load) {
             const auto& t = op_.inputs[n.index];
-            return (t.role == Role::Rows || t.role == Role::PerRow) && !ir::is_broadcast(t);
+            return (t.role == Role::Rows || t.role == Role::PerRow || t.role == Role::Table) &&
+                   !ir::is_broadcast(t);
         }
         for (const auto& a : n.args)
             if (covers_rows(*a)) return true;
@@ -229,7 +230,7 @@ class ReferencePrinter {
     }
 
     bool column_dependent(const Node& n) const {
-        if (n.op == Op::Load) return op_.inputs[n.index].role != Role::PerRow;
+        if (n.op == Op::Load) return !n.fixed_column && op_.inputs[n.index].role != Role::PerRow;
         if (n.op == Op::Column) return true;
         if (n.op == Op::Reduce) return false;
         for (const auto& a : n.args)
@@ -261,6 +262,11 @@ class ReferencePrinter {
             if (t.role == Role::PerRow) return v;
         } else if (t.role == Role::PerRow) {
             return v + ".unsqueeze(-1)";
+        }
+        if (n.fixed_column) { // a Table's value at one position of the row, kept 2-d
+            const int64_t k = *n.fixed_column;
+            return v + "[..., " + std::to_string(k) + ":" + (k == -1 ? "" : std::to_string(k + 1)) +
+                   "]";
         }
         Dim last = ir::column_dim(t);
         if (n.col_wrap) { // a read by a select on the column: its columns, modulo the width

@@ -131,7 +131,7 @@ class Evaluator {
     // starts at the offset of the row coordinates it follows.
     int64_t row_start(const Tensor& t, int64_t r) const {
         if (t.role == Role::Column) return 0;
-        int64_t per_row = t.role == Role::Rows ? dim(column_dim(t)) : 1;
+        int64_t per_row = t.role == Role::Rows || t.role == Role::Table ? dim(column_dim(t)) : 1;
         if (!is_broadcast(t)) return r * per_row;
         int64_t at = 0;
         for (int p : t.row_subset)

@@ -149,7 +149,7 @@ Expr cast(DType t, Expr a) {
 }
 
 std::vector<int> followed_rows(const OpIR& op, const Tensor& t) {
-    if (t.role != Role::Rows && t.role != Role::PerRow) return {};
+    if (t.role != Role::Rows && t.role != Role::PerRow && t.role != Role::Table) return {};
     if (is_broadcast(t)) return t.row_subset;
     std::vector<int> all(op.row_axes.size());
     for (size_t k = 0; k < all.size(); ++k)

@@ -71,6 +71,10 @@ enum class Role {
     // An output of shape [column dim]: per column, the sum over every row of its
     // value, in fp32 (r2 §8 column reductions: grad_weight, grad_bias).
     ColumnSum,
+    // shape [row axes..., width]: a few values per row, each read at a fixed
+    // position of the row (r2 §8: a [seq, 3] table of positions read as
+    // `item 1 of row`, `item 2 of row`); never read along the columns.
+    Table,
 };
 // A Rows or PerRow tensor may follow only some of the row axes and be
 // broadcast over the others (a per-head weight [heads, head_dim] of rows
@@ -180,8 +184,9 @@ struct Node {
     // Load: the column (+ col_offset) taken modulo this width: a read by a select on
     // the column (r2 §8: rotate-half, concatenated halves), in range where selected.
     std::optional<Dim> col_wrap;
-    // Load at a fixed column instead of the current one. Only the raiser makes
-    // these (a max's initial `item 1 of row`); recognized ops never contain one.
+    // Load at a fixed column instead of the current one: a Table's value, or
+    // (made by the raiser only, never in a recognized op) a max's initial
+    // `item 1 of row`.
     std::optional<int64_t> fixed_column;      // negative: from the row's end (-1 the last)
     ReduceKind reduce_kind = ReduceKind::Sum; // Reduce
     Dim extent;                               // Reduce: the columns it runs over

@@ -296,7 +296,8 @@ ir::Expr remap(const ir::Expr& e, const std::vector<int>& new_index,
         out = ir::axis_size(e->index);
         break;
     case ir::Op::Load:
-        out = ir::load(new_index[e->index], e->col_offset, e->col_wrap);
+        out = e->fixed_column ? ir::load_fixed(new_index[e->index], *e->fixed_column)
+                              : ir::load(new_index[e->index], e->col_offset, e->col_wrap);
         break;
     case ir::Op::Column:
     case ir::Op::Row:

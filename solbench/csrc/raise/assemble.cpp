@@ -245,7 +245,9 @@ void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
                        " is none of the outputs' row axes (nor a kept axis of 1)");
         }
     }
-    if (along_columns) // a vector over the columns follows no row (a 1-d op's rows are none)
+    if (along_columns && !t.read_at_column && !follows.empty())
+        x.role = ir::Role::Table; // read only at fixed positions of its rows
+    else if (along_columns) // a vector over the columns follows no row (a 1-d op's rows are none)
         x.role = follows.empty() && !row_roots.empty() ? ir::Role::Column : ir::Role::Rows;
     else if (!follows.empty())
         x.role = ir::Role::PerRow;

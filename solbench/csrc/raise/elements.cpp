@@ -274,6 +274,7 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
         refuse(pos, Rule::ColumnIndex, "'" + t.param->name + "' is read along two different axes");
     t.column_dim = last;
     if (at_column) {
+        t.read_at_column = true;
         ColumnRead read = column_offset(*loop, t, canon(col), pos);
         return NumVal{ir::load(input, read.offset, read.wrap), taint, integer};
     }

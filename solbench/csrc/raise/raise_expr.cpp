@@ -372,6 +372,11 @@ Value Raiser::eval(const ast::Expr& e) {
                                 return IntVal{Poly::atom({Atom::Axis, half})};
                             }
                         }
+                        // A counter (r2 §8) divided by a constant, `(c - 1) / 2` of an
+                        // interleaved pair: a value, not an index or a size.
+                        if (k && *k > 0 && a.mentions_kind(Atom::Loop))
+                            return integer_arith(arith_op(n.op), to_num(l, n.lhs->pos),
+                                                 to_num(r, n.rhs->pos));
                         refuse(e.pos, Rule::SizeArithmetic,
                                "integer division of sizes that solgen cannot keep exact");
                     }

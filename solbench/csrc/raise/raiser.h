@@ -122,6 +122,8 @@ struct TensorParam {
     // Read along the columns: the dimension the columns run along (the last,
     // unless kept axes of 1 follow it).
     std::optional<size_t> column_dim;
+    // Read at the current column somewhere (not only at fixed positions: a Table).
+    bool read_at_column = false;
 };
 
 struct LocalSeq {
