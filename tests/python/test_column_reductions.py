@@ -89,3 +89,49 @@ def test_the_chunking_depends_on_the_shape_alone(tmp_path: Path) -> None:
     definition = json.loads((REAL / "l1_056_mamba_dt_softplus_clamp_backward" /
                              "definition.json").read_text())
     assert definition["outputs"]["grad_dt_bias"]["shape"] == ["num_heads"]
+
+
+def test_no_rows_give_zero_sums(tmp_path: Path) -> None:
+    """L1 056 with an empty sequence: nothing to launch, but the bias gradient is a sum over
+    no rows, zeros (the output arrives holding NaN)."""
+    kernel = _bind("l1_056_mamba_dt_softplus_clamp_backward", tmp_path / "b")
+    mod = ch.load_cpu_extension("solbench_column_sum_056_empty", [str(kernel)],
+                                str(tmp_path / "build"))
+    empty = torch.zeros(2, 0, 40).bfloat16()
+    bias = torch.full((40,), float("nan")).bfloat16()
+    mod.run(empty, empty, empty, 0.001, 0.1, torch.empty_like(empty), bias)
+    assert torch.equal(bias, torch.zeros(40).bfloat16())
+
+
+def test_a_sum_that_keeps_the_sequence_axis(tmp_path: Path) -> None:
+    """L1 019's grad_embeddings [seq, 128] sums over the 16 heads only (r2 §8: a column output
+    indexed by a row axis): one thread per element adds its heads in order, so two runs give
+    the same bits, equal to the fp64 sum; the rotation's adjoint gives grad_q and grad_k."""
+    p = solgen("explain", str(REAL / "l1_019_vision_rope_backward" / "op.lg"))
+    assert "grad_embeddings[r:batch_size, c] = sum over the other rows of" in p.stdout, p.stdout
+    kernel = _bind("l1_019_vision_rope_backward", tmp_path / "b")
+    text = kernel.read_text()
+    assert "grad_embeddings_kept" in text and "atomic" not in text
+    mod = ch.load_cpu_extension("solbench_column_sum_019", [str(kernel)], str(tmp_path / "build"))
+    torch.manual_seed(0)
+    s, h, d = 37, 16, 128
+    gq, gk, q, k = (torch.randn(s, h, d) for _ in range(4))
+    emb = torch.randn(s, d)
+    runs = []
+    for _ in range(2):
+        out = [torch.full((s, h, d), float("nan")), torch.full((s, h, d), float("nan")),
+               torch.full((s, d), float("nan"))]
+        mod.run(gq, gk, q, k, emb, *out)
+        runs.append(out)
+    assert torch.equal(runs[0][2].view(torch.int32), runs[1][2].view(torch.int32))
+    g64, k64, q64, gk64, e = gq.double(), k.double(), q.double(), gk.double(), emb.double()
+    cos, sin = e.cos()[:, None], e.sin()[:, None]
+
+    def rotate(x: torch.Tensor) -> torch.Tensor:
+        return torch.cat((-x[..., 64:], x[..., :64]), dim=-1)
+
+    exact = (g64 * (rotate(q64) * cos - q64 * sin) + gk64 * (rotate(k64) * cos - k64 * sin))
+    assert torch.allclose(runs[0][2].double(), exact.sum(dim=1), rtol=1e-5, atol=1e-5)
+    gs = g64 * sin
+    grad_q = g64 * cos + torch.cat((gs[..., 64:], -gs[..., :64]), dim=-1)
+    assert torch.allclose(runs[0][0].double(), grad_q, rtol=1e-5, atol=1e-5)

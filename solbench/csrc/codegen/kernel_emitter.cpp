@@ -1257,90 +1257,100 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
 // chunk's rows, in row order; a second adds the chunks' partial sums per column
 // in chunk order. The chunking depends on the shape alone, so the same inputs
 // give the same bits on every run.
+// Column reductions (r2 §8): templates/column_sum.mustache's kernels, and their launches.
+// Summed over every row: partial sums over chunks of rows, then the chunks in order.
+// With kept rows: one thread per output element sums its rows in order.
 std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
     if (column_sums_.empty()) return {};
+    for (int axis : ir_.row_axes) // the kept counts below read the row axes
+        kernel_axis(axis);
     const std::vector<std::string> params = kernel_params(true);
     const std::vector<std::string> args = kernel_params(false);
-    std::string text;
-    std::vector<std::string> launch;
     const std::string cols = host_dim(row_dim());
-    launch.push_back(
-        "// Column reductions: partial sums over chunks of rows, then the chunks in order.");
-    // About kSumBlocks blocks in all (a few waves on a big GPU), each summing a chunk of rows.
-    launch.push_back("const int64_t column_blocks = (" + cols +
-                     " + kBlockThreads - 1) / kBlockThreads;");
-    launch.push_back(
-        "const int64_t chunk_target = (kSumBlocks + column_blocks - 1) / column_blocks;");
-    launch.push_back("const int64_t rows_per_chunk = (rows + chunk_target - 1) / chunk_target;");
-    launch.push_back("const int64_t sum_chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;");
-    launch.push_back(
-        "const at::Tensor partial = torch::empty({sum_chunks, " + cols +
-        "}, torch::TensorOptions().dtype(at::ScalarType::Float).device(stream.device()));");
+    std::vector<std::string> launch;
+    // A launch, skipped when its grid is empty (no rows or no columns).
+    auto launch_lines = [&](const std::string& nonempty, const std::string& grid,
+                            const std::string& call) {
+        launch.push_back("if (status == cudaSuccess && " + nonempty + ") {");
+        launch.push_back("    cudaLaunchConfig_t config = {};");
+        launch.push_back("    config.gridDim = " + grid + ";");
+        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
+        launch.push_back("    config.stream = stream.stream();");
+        launch.push_back("    status = cudaLaunchKernelEx(&config, " + call + ");");
+        launch.push_back("}");
+    };
+    json sums = json::array();
+    bool chunked = false;
     for (const ElementFn& s : column_sums_) {
         const Tensor& out = ir_.outputs[static_cast<size_t>(s.output)];
-        const std::string& name = s.name;
         const std::string type = *cuda_type(out.dtype);
         const std::string all_args = join(s.tail_args, ", ");
-        text += "// One element of " + out.name + ", summed over the rows (a column reduction).\n";
-        text += "__device__ __forceinline__ float " + s.function + "(" +
-                s.element["params"].get<std::string>() + ") {\n";
-        for (const auto& line : s.element["body"])
-            text += "    " + line.get<std::string>() + "\n";
-        text += "}\n\n";
-        text += "__global__ void __launch_bounds__(kBlockThreads) " + s.function + "_partial(" +
-                join(params, ", ") + ", float* __restrict__ partial, int64_t rows_per_chunk) {\n";
-        text +=
-            "    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;\n";
-        text += "    if (c >= " + kernel_dim(row_dim()) + ") return;\n";
-        text += "    const int64_t first = static_cast<int64_t>(blockIdx.y) * rows_per_chunk;\n";
-        text += "    const int64_t last = first + rows_per_chunk < rows ? first + rows_per_chunk : "
-                "rows;\n";
-        text += "    float sum = 0.0f;\n";
-        text += "    for (int64_t row = first; row < last; ++row) {\n";
+        std::vector<std::string> pointers; // the row pointers the element reads
         for (const std::string& line : row_pointer_lines()) {
             const std::string var = line.substr(0, line.find(" = "));
             const std::string ptr = var.substr(var.rfind(' ') + 1);
-            if (all_args.find(ptr + "[") != std::string::npos) text += "        " + line + "\n";
+            if (all_args.find(ptr + "[") != std::string::npos) pointers.push_back(line);
         }
-        text += "        sum += " + s.function + "(" + all_args + ");\n";
-        text += "    }\n";
-        text += "    partial[static_cast<int64_t>(blockIdx.y) * " + kernel_dim(row_dim()) +
-                " + c] = sum;\n";
-        text += "}\n\n";
-        text += "__global__ void __launch_bounds__(kBlockThreads) " + s.function +
-                "_finish(const float* __restrict__ partial, " + type + "* __restrict__ " + name +
-                ", int64_t chunks, int64_t cols) {\n";
-        text +=
-            "    const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;\n";
-        text += "    if (c >= cols) return;\n";
-        text += "    float sum = 0.0f;\n";
-        text += "    for (int64_t k = 0; k < chunks; ++k) sum += partial[k * cols + c];\n";
-        text += "    " + name + "[c] = from_float<" + type + ">(sum);\n";
-        text += "}\n\n";
-        launch.push_back("if (status == cudaSuccess) {");
-        launch.push_back("    cudaLaunchConfig_t config = {};");
-        launch.push_back("    config.gridDim = dim3(static_cast<unsigned>(column_blocks), "
-                         "static_cast<unsigned>(sum_chunks));");
-        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
-        launch.push_back("    config.stream = stream.stream();");
-        launch.push_back("    status = cudaLaunchKernelEx(&config, " + s.function + "_partial, " +
-                         join(args, ", ") +
-                         ", static_cast<float*>(partial.data_ptr()), rows_per_chunk);");
-        launch.push_back("}");
-        launch.push_back("if (status == cudaSuccess) {");
-        launch.push_back("    cudaLaunchConfig_t config = {};");
-        launch.push_back("    config.gridDim = dim3(static_cast<unsigned>(column_blocks));");
-        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
-        launch.push_back("    config.stream = stream.stream();");
-        launch.push_back("    status = cudaLaunchKernelEx(&config, " + s.function +
-                         "_finish, static_cast<const float*>(partial.data_ptr()), static_cast<" +
-                         type + "*>(" + name + ".data_ptr()), sum_chunks, static_cast<int64_t>(" +
-                         cols + "));");
-        launch.push_back("}");
+        const bool all_rows = out.row_subset.empty();
+        sums.push_back({{"output", out.name},
+                        {"name", s.name},
+                        {"function", s.function},
+                        {"params", s.element["params"]},
+                        {"body", s.element["body"]},
+                        {"type", type},
+                        {"kernel_params", join(params, ", ")},
+                        {"cols", "(" + kernel_dim(row_dim()) + ")"},
+                        {"row_pointers", string_list(pointers)},
+                        {"args", all_args},
+                        {"over_all_rows", all_rows}});
+        const std::string out_ptr = "static_cast<" + type + "*>(" + s.name + ".data_ptr())";
+        if (all_rows) {
+            if (!chunked) { // one chunking, shared by every such output
+                chunked = true;
+                launch.push_back("// Column reductions: partial sums over chunks of rows, then "
+                                 "the chunks in order.");
+                // About kSumBlocks blocks in all (a few waves on a big GPU).
+                launch.push_back("const int64_t column_blocks = (" + cols +
+                                 " + kBlockThreads - 1) / kBlockThreads;");
+                launch.push_back("const int64_t chunk_target = column_blocks > 0 ? (kSumBlocks + "
+                                 "column_blocks - 1) / column_blocks : 1;");
+                launch.push_back("const int64_t rows_per_chunk = rows > chunk_target ? (rows + "
+                                 "chunk_target - 1) / chunk_target : 1;");
+                launch.push_back("const int64_t sum_chunks = (rows + rows_per_chunk - 1) / "
+                                 "rows_per_chunk;");
+                launch.push_back("const at::Tensor partial = torch::empty({sum_chunks, " + cols +
+                                 "}, torch::TensorOptions().dtype(at::ScalarType::Float)"
+                                 ".device(stream.device()));");
+            }
+            launch_lines("column_blocks > 0 && sum_chunks > 0",
+                         "dim3(static_cast<unsigned>(column_blocks), "
+                         "static_cast<unsigned>(sum_chunks))",
+                         s.function + "_partial, " + join(args, ", ") +
+                             ", static_cast<float*>(partial.data_ptr()), rows_per_chunk");
+            launch_lines("column_blocks > 0", "dim3(static_cast<unsigned>(column_blocks))",
+                         s.function + "_finish, static_cast<const float*>(partial.data_ptr()), " +
+                             out_ptr + ", sum_chunks, static_cast<int64_t>(" + cols + ")");
+        } else {
+            std::vector<std::string> kept;
+            for (int p : out.row_subset)
+                kept.push_back(host_axis(ir_.row_axes[static_cast<size_t>(p)]));
+            const std::string count = s.name + "_kept";
+            launch.push_back("const int64_t " + count + " = " + join(kept, " * ") + ";");
+            launch_lines(count + " * " + cols + " > 0",
+                         "dim3(static_cast<unsigned>((" + count + " * " + cols +
+                             " + kBlockThreads - 1) / kBlockThreads))",
+                         s.function + "_kept, " + join(args, ", ") + ", " + out_ptr + ", " + count);
+        }
     }
-    constants_.push_back({{"name", "kSumBlocks"}, {"value", "528"}});
-    text.pop_back(); // the template's own line ends the last kernel's blank line
-    return {text, launch};
+    if (chunked) constants_.push_back({{"name", "kSumBlocks"}, {"value", "528"}});
+    auto text = codegen::render_template("column_sum.mustache", {{"column_sums", sums}});
+    if (auto* err = std::get_if<codegen::TemplateError>(&text)) {
+        errors_.push_back(err->message);
+        return {};
+    }
+    std::string kernels = std::get<std::string>(text);
+    kernels.pop_back(); // host_run.mustache's own line ends the last kernel's blank line
+    return {kernels, launch};
 }
 
 std::variant<std::string, EmitError> Emitter::run() {
@@ -1380,7 +1390,13 @@ std::variant<std::string, EmitError> Emitter::run() {
     std::string empty_test = op_.family == Family::GatedActivation
                                  ? "rows == 0 || " + host_dim(row_dim()) + " == 0"
                                  : "rows == 0";
-    checks.push_back("if (" + empty_test + ") " + ret);
+    // No rows: a column reduction's sums are zeros all the same.
+    std::string zero_sums;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        if (ir_.outputs[i].role == Role::ColumnSum)
+            zero_sums += output_name(static_cast<int>(i)) + ".zero_(); ";
+    checks.push_back("if (" + empty_test + ") " +
+                     (zero_sums.empty() ? ret : "{ " + zero_sums + ret + " }"));
     std::vector<std::string> launch = ctx["launch_lines"];
     ctx.erase("launch_lines");
     std::vector<std::string> params = kernel_params(true);

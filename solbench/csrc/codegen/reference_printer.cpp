@@ -119,11 +119,13 @@ class ReferencePrinter {
                 shaped = kept ? as_operand(shaped) + ".reshape(" + shape_of(t) + ")"
                               : as_operand(shaped) + ".squeeze(-1)";
             } else if (t.role == Role::ColumnSum) {
-                // A column reduction: the value over every row, summed in fp32.
+                // A column reduction: the value over every row, summed in fp32 over the
+                // rows it does not keep.
                 if (!covers_rows(value) || !column_dependent(value))
                     shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
                              row_sizes() + ", " + dim(t.shape.back()) + ")";
                 shaped = as_operand(shaped) + ".float().sum(dim=tuple(range(" +
+                         std::to_string(t.row_subset.size()) + ", " +
                          std::to_string(op_.row_axes.size()) + ")))";
             } else if (!covers_rows(value) || !column_dependent(value)) {
                 shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +

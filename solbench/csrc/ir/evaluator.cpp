@@ -45,16 +45,27 @@ class Evaluator {
         for (int a : op_.row_axes)
             rows *= axis_[static_cast<size_t>(a)];
         std::vector<std::vector<double>> out(op_.outputs.size());
+        // A column sum with kept rows has one row of sums per index of them.
+        auto kept_count = [&](const Tensor& t) {
+            int64_t n = 1;
+            for (int p : t.row_subset)
+                n *= axis_[static_cast<size_t>(op_.row_axes[static_cast<size_t>(p)])];
+            return n;
+        };
         for (size_t i = 0; i < op_.outputs.size(); ++i)
             if (op_.outputs[i].role == Role::ColumnSum)
-                out[i].assign(static_cast<size_t>(dim(column_dim(op_.outputs[i]))), 0.0);
+                out[i].assign(static_cast<size_t>(kept_count(op_.outputs[i]) *
+                                                  dim(column_dim(op_.outputs[i]))),
+                              0.0);
         for (int64_t r = 0; r < rows; ++r) {
             memo_.clear();
             for (size_t i = 0; i < op_.outputs.size(); ++i) {
                 const Tensor& t = op_.outputs[i];
                 if (t.role == Role::ColumnSum) { // summed over the rows, rounded at the end
-                    for (size_t c = 0; c < out[i].size(); ++c)
-                        out[i][c] += eval(op_.values[i], r, static_cast<int64_t>(c));
+                    const int64_t cols = dim(column_dim(t));
+                    const int64_t at = r / (rows / kept_count(t)) * cols; // kept rows lead
+                    for (int64_t c = 0; c < cols; ++c)
+                        out[i][static_cast<size_t>(at + c)] += eval(op_.values[i], r, c);
                 } else if (t.role == Role::PerRow) {
                     out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, 0)));
                 } else {

@@ -363,9 +363,16 @@ std::string print(const OpIR& op) {
     Printer p{op, names};
     for (size_t i = 0; i < op.outputs.size() && i < op.values.size(); ++i) {
         const Tensor& t = op.outputs[i];
-        if (t.role == Role::ColumnSum)
+        if (t.role == Role::ColumnSum && t.row_subset.empty())
             out << "  " << t.name << "[c] = sum over rows r of " << p(op.values[i]) << "\n";
-        else
+        else if (t.role == Role::ColumnSum) { // its kept rows lead, as a broadcast read's do
+            std::string kept;
+            for (int k : t.row_subset)
+                kept += (kept.empty() ? "" : ",") +
+                        op.axes[static_cast<size_t>(op.row_axes[static_cast<size_t>(k)])].name;
+            out << "  " << t.name << "[r:" << kept << ", c] = sum over the other rows of "
+                << p(op.values[i]) << "\n";
+        } else
             out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "
                 << p(op.values[i]) << "\n";
     }

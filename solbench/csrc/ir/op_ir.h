@@ -69,7 +69,9 @@ enum class Role {
     Scalar, // no shape: a Python scalar argument
     Unread, // an input the op never reads: only its shape and dtype are checked
     // An output of shape [column dim]: per column, the sum over every row of its
-    // value, in fp32 (r2 §8 column reductions: grad_weight, grad_bias).
+    // value, in fp32 (r2 §8 column reductions: grad_weight, grad_bias). With a
+    // row_subset (the first k row axes), [those axes..., column dim]: per index
+    // of them, the sum over the other rows (grad_embeddings[seq, d] over heads).
     ColumnSum,
     // shape [row axes..., width]: a few values per row, each read at a fixed
     // position of the row (r2 §8: a [seq, 3] table of positions read as

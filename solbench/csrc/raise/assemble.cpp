@@ -174,6 +174,8 @@ ir::OpIR Raiser::assemble() {
         x.role = o.content.column_sum ? ir::Role::ColumnSum
                  : o.content.col_loop ? ir::Role::Rows
                                       : ir::Role::PerRow;
+        for (size_t k = 0; k < o.content.kept_rows; ++k) // a column sum's kept rows
+            x.row_subset.push_back(static_cast<int>(k));
         op.outputs.push_back(x);
         op.values.push_back(values[i]);
         op.value_pos.push_back(o.content.pos);

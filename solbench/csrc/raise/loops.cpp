@@ -218,6 +218,24 @@ bool reset_per_row(const ast::Block& body, size_t end, const std::string& name) 
 
 } // namespace
 
+// Whether some input has `axis` as a dimension other than its last (a row dimension).
+bool Raiser::is_row_dimension(int axis) {
+    const int root = resolve_axis(axis).first;
+    for (const TensorParam& t : tensors_) {
+        if (t.param->is_output || t.flat) continue;
+        for (size_t j = 0; j + 1 < t.dims.size(); ++j)
+            if (resolve_axis(t.dims[j]).first == root) return true;
+    }
+    return false;
+}
+
+// Whether every open loop runs over rows (a column reduction may start inside them).
+bool Raiser::only_row_loops_open() const {
+    return std::all_of(loop_stack_.begin(), loop_stack_.end(), [&](int id) {
+        return all_loops_[static_cast<size_t>(id)].kind == LoopKind::Row;
+    });
+}
+
 LoopKind Raiser::classify(const ast::Block& body) const {
     for (int id : loop_stack_)
         if (all_loops_[static_cast<size_t>(id)].kind != LoopKind::Row) return LoopKind::Inner;
@@ -225,7 +243,7 @@ LoopKind Raiser::classify(const ast::Block& body) const {
 }
 
 void Raiser::run_loop(const LoopSpec& spec) {
-    if (loop_stack_.empty() && !column_sum_ && try_column_sum(spec)) return;
+    if (!column_sum_ && only_row_loops_open() && try_column_sum(spec)) return;
     LoopInfo loop;
     loop.kind = classify(*spec.body);
     if (spec.over_local && loop.kind == LoopKind::Row) loop.kind = LoopKind::Column;
@@ -477,23 +495,33 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
         return ref && ref->name == name;
     };
     if (!names(*store->index, spec.var) || !names(*store->value, let->name)) return false;
-    Value zero = eval(*let->value);
-    const auto* num = std::get_if<NumVal>(&zero);
-    const auto* integer = std::get_if<IntVal>(&zero);
-    if (!((num && num->e->op == ir::Op::Const && num->e->value == 0) ||
-          (integer && integer->p.constant_value() == 0)))
-        return false;
+    // The accumulator starts at a literal 0 (evaluating anything else here could read the
+    // column counter before its loop runs).
+    const auto* zero = std::get_if<ast::NumberLit>(&let->value->node);
+    if (!zero || zero->value != 0) return false;
     Value target = eval(*store->seq);
     const auto* view = std::get_if<ViewVal>(&target);
-    if (!view || !view->prefix.empty()) return false;
+    // The row loops around the nest are the output's kept rows (r2 §8: a column output
+    // indexed by some row axes, `grad_embeddings[s, c]` summed over the heads): it is
+    // indexed by their counters, in order, and the loops inside sum over the others.
+    const size_t kept = loop_stack_.size();
+    if (!view || view->prefix.size() != kept) return false;
+    for (size_t i = 0; i < kept; ++i)
+        if (!(canon(view->prefix[i]) == Poly::atom({Atom::Loop, loop_stack_[i]}))) return false;
     TensorParam& out = tensors_[static_cast<size_t>(view->tensor)];
-    if (!out.param->is_output || out.dims.size() != 1 || out.flat) return false;
+    if (!out.param->is_output || out.dims.size() != kept + 1 || out.flat) return false;
 
     // The same three statements also make a row sum of a flat tensor (`Set item r of
     // sums to acc` after summing `item ((r - 1) * width + c) of x`): a nest that does not
     // raise as a column reduction is raised again the usual way, from the state before.
     auto saved = std::make_tuple(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_,
-                                 placeholders_, deferred_, inlined_calls_);
+                                 placeholders_, deferred_, inlined_calls_, loop_stack_);
+    auto restore = [&] {
+        std::tie(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_, placeholders_,
+                 deferred_, inlined_calls_, loop_stack_) = std::move(saved);
+        column_sum_.reset();
+        return false;
+    };
     column_sum_ = ColumnSum{spec, let->name, false, false, std::nullopt, {}, -1};
     try {
         exec(body[1]);
@@ -503,12 +531,13 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
                        "': a column reduction sums an element of every row");
     } catch (const Refused&) {
         if (column_sum_->reached_update) throw;
-        std::tie(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_, placeholders_,
-                 deferred_, inlined_calls_) = std::move(saved);
-        loop_stack_.clear();
-        column_sum_.reset();
-        return false;
+        return restore();
     }
+    // The loops it sums over run along row dimensions of the inputs; a loop over an axis
+    // of its own (`for k from 1 to 3` inside the column loop) is a reduction in the row.
+    for (size_t i = kept; i < column_sum_->row_loops.size(); ++i)
+        if (!is_row_dimension(*all_loops_[static_cast<size_t>(column_sum_->row_loops[i])].axis))
+            return restore();
     if (out.stored)
         refuse(body[2].pos, Rule::StorePattern,
                "a second store to '" + out.param->name + "'; write each output once");
@@ -518,7 +547,12 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
     c.value = *column_sum_->element;
     c.pos = body[2].pos;
     c.column_sum = true;
-    unify_dim(out.dims[0], all_loops_[static_cast<size_t>(column_sum_->col_loop)].extent,
+    c.kept_rows = kept;
+    for (size_t i = 0; i < kept; ++i)
+        unify_dim(out.dims[i],
+                  Poly::atom({Atom::Axis, *all_loops_[static_cast<size_t>(loop_stack_[i])].axis}),
+                  body[2].pos);
+    unify_dim(out.dims[kept], all_loops_[static_cast<size_t>(column_sum_->col_loop)].extent,
               body[2].pos);
     out.stored = c;
     column_sum_.reset();

@@ -94,8 +94,10 @@ struct Content {
     // One value per row pushed as a sequence of one element: a kept axis of 1.
     bool kept_unit = false;
     // A column reduction (r2 §8): the output holds, per column, the sum over
-    // every row of `value`.
+    // every row of `value`; with kept_rows k, over the rows of each index of the
+    // first k row loops (the output's leading dimensions).
     bool column_sum = false;
+    size_t kept_rows = 0;
 };
 
 // The columns one branch of an If on the column counter runs over: [lo, hi) of
@@ -195,6 +197,8 @@ class Raiser {
     bool try_column_sum(const LoopSpec& spec);
     void run_column_sum_body(const LoopSpec& innermost_rows);
     LoopKind classify(const ast::Block& body) const;
+    bool only_row_loops_open() const;
+    bool is_row_dimension(int axis);
     void finish_carried(const LoopInfo& loop, const std::map<std::string, Value>& before,
                         const std::map<std::string, SourcePos>& set_at);
 
