@@ -377,7 +377,7 @@ class Emitter {
     std::string column_at(const LoadKey& key, const std::string& column);
     std::vector<std::string> load_lines(const std::set<LoadKey>& loads,
                                         const std::set<int>& cached);
-    std::vector<std::string> row_pointer_lines();
+    std::vector<std::string> row_pointer_lines(bool for_row_kernel);
     json row_context();
     json gated_context();
     std::vector<std::string> host_checks(std::vector<std::string>& allocs);
@@ -536,10 +536,18 @@ std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
     return lines;
 }
 
-std::vector<std::string> Emitter::row_pointer_lines() {
+std::vector<std::string> Emitter::row_pointer_lines(bool for_row_kernel) {
+    // The row kernel reads only what its own outputs need (not a column sum's inputs).
+    std::set<int> read;
+    for (size_t i = 0; i < ir_.values.size(); ++i)
+        if (!for_row_kernel || ir_.outputs[i].role != Role::ColumnSum)
+            ir::visit(ir_.values[i], [&](const ir::Node& n) {
+                if (n.op == ir::Op::Load) read.insert(n.index);
+            });
     std::vector<std::string> lines;
     auto add = [&](const Tensor& t, const std::string& name, bool is_input) {
         if (t.role != Role::Rows) return;
+        if (is_input && !read.count(static_cast<int>(&t - ir_.inputs.data()))) return;
         std::string type = *cuda_type(t.dtype);
         lines.push_back((is_input ? "const " : "") + type + "* " + name + "_row = " + name + " + " +
                         row_start(t) + ";");
@@ -756,7 +764,7 @@ json Emitter::row_context() {
     ctx["per_row"] = per_row;
     ctx["cached"] = cached_json;
     ctx["block_reduce"] = !reductions.empty();
-    ctx["row_pointers"] = string_list(row_pointer_lines());
+    ctx["row_pointers"] = string_list(row_pointer_lines(true));
 
     // Launch variants. Cached variants hold kChunks * kVec floats per cached
     // input in registers, within kCacheFloats.
@@ -992,7 +1000,7 @@ json Emitter::gated_context() {
     ctx["vector_body"] = string_list(vector_body);
     ctx["vector_stores"] = string_list(vector_stores);
     ctx["tail_body"] = string_list(tail_body);
-    ctx["row_pointers"] = string_list(row_pointer_lines());
+    ctx["row_pointers"] = string_list(row_pointer_lines(true));
     // The columns of an output row: `cols` (the column axis) unless outputs are a multiple
     // of it (cos/sin tables twice as wide as their angles).
     ctx["row_cols"] = row_dim().scale == 1 ? std::string("cols") : kernel_dim(row_dim());
@@ -1286,7 +1294,7 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
         const std::string type = *cuda_type(out.dtype);
         const std::string all_args = join(s.tail_args, ", ");
         std::vector<std::string> pointers; // the row pointers the element reads
-        for (const std::string& line : row_pointer_lines()) {
+        for (const std::string& line : row_pointer_lines(false)) {
             const std::string var = line.substr(0, line.find(" = "));
             const std::string ptr = var.substr(var.rfind(' ') + 1);
             if (all_args.find(ptr + "[") != std::string::npos) pointers.push_back(line);

@@ -218,6 +218,28 @@ bool reset_per_row(const ast::Block& body, size_t end, const std::string& name) 
 
 } // namespace
 
+Raiser::Snapshot Raiser::snapshot() const {
+    return Snapshot{axes_,          tensors_,  locals_,       loop_stack_,    all_loops_,
+                    column_ranges_, scopes_,   helper_stack_, inlined_calls_, placeholders_,
+                    returned_,      deferred_, size_params_};
+}
+
+void Raiser::restore(Snapshot&& s) {
+    axes_ = std::move(s.axes);
+    tensors_ = std::move(s.tensors);
+    locals_ = std::move(s.locals);
+    loop_stack_ = std::move(s.loop_stack);
+    all_loops_ = std::move(s.all_loops);
+    column_ranges_ = std::move(s.column_ranges);
+    scopes_ = std::move(s.scopes);
+    helper_stack_ = std::move(s.helper_stack);
+    inlined_calls_ = s.inlined_calls;
+    placeholders_ = std::move(s.placeholders);
+    returned_ = std::move(s.returned);
+    deferred_ = std::move(s.deferred);
+    size_params_ = std::move(s.size_params);
+}
+
 // Whether some input has `axis` as a dimension other than its last (a row dimension).
 bool Raiser::is_row_dimension(int axis) {
     const int root = resolve_axis(axis).first;
@@ -514,11 +536,9 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
     // The same three statements also make a row sum of a flat tensor (`Set item r of
     // sums to acc` after summing `item ((r - 1) * width + c) of x`): a nest that does not
     // raise as a column reduction is raised again the usual way, from the state before.
-    auto saved = std::make_tuple(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_,
-                                 placeholders_, deferred_, inlined_calls_, loop_stack_);
+    Snapshot saved = snapshot();
     auto restore = [&] {
-        std::tie(axes_, tensors_, locals_, all_loops_, column_ranges_, scopes_, placeholders_,
-                 deferred_, inlined_calls_, loop_stack_) = std::move(saved);
+        this->restore(std::move(saved));
         column_sum_.reset();
         return false;
     };

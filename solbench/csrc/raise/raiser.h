@@ -195,6 +195,25 @@ class Raiser {
         int col_loop = -1;
     };
     bool try_column_sum(const LoopSpec& spec);
+    // Everything a raise changes, saved before a speculative one (a column reduction)
+    // and put back when it does not apply. A new member of the raiser's state goes here.
+    struct Snapshot {
+        std::vector<AxisInfo> axes;
+        std::vector<TensorParam> tensors;
+        std::vector<LocalSeq> locals;
+        std::vector<int> loop_stack;
+        std::vector<LoopInfo> all_loops;
+        std::vector<ColumnRange> column_ranges;
+        std::vector<std::map<std::string, Binding>> scopes;
+        std::vector<std::string> helper_stack;
+        long inlined_calls = 0;
+        std::map<std::string, ir::Expr> placeholders;
+        std::optional<Value> returned;
+        std::optional<Diagnostic> deferred;
+        std::vector<std::pair<std::string, int>> size_params;
+    };
+    Snapshot snapshot() const;
+    void restore(Snapshot&& s);
     void run_column_sum_body(const LoopSpec& innermost_rows);
     LoopKind classify(const ast::Block& body) const;
     bool only_row_loops_open() const;
