@@ -106,6 +106,12 @@ __device__ __forceinline__ void for_each_chunk(int64_t extent, Body body) {
             const int64_t base = first + static_cast<int64_t>(chunk) * kThreads * kVec;
             if (base < extent) body(chunk, base);
         }
+    } else if constexpr (kVec == 1) {
+        // The scalar fallback (unaligned tensors) stays rolled: unrolled, ptxas kept a loop
+        // bound in local memory on sm_90 (L1 066's masked softmax backward).
+#pragma unroll 1
+        for (int64_t base = first; base < extent; base += static_cast<int64_t>(kThreads))
+            body(0, base);
     } else {
         for (int64_t base = first; base < extent; base += static_cast<int64_t>(kThreads) * kVec)
             body(0, base);

@@ -484,6 +484,7 @@ void Raiser::exec_if(const ast::Stmt& s, const ast::If& node) {
                 refuse(s.pos, Rule::ColumnIndex,
                        "'" + tensors_[k].param->name + "' is read along two different axes");
             if (then_dim) dim = then_dim;
+            tensors_[k].read_at_column |= then_tensors[k].read_at_column;
         }
         // Merge: a variable the branches disagree on becomes select(cond, then, else).
         for (size_t d = 0; d < scopes_.size(); ++d)
