@@ -60,7 +60,44 @@ std::optional<Failure> common_refusal(const ir::OpIR& op) {
 
 } // namespace
 
+std::vector<OpDescription> row_set_parts(const OpDescription& op) {
+    if (op.set_families.empty()) return {op};
+    std::vector<OpDescription> parts;
+    for (size_t k = 0; k < op.set_families.size(); ++k)
+        parts.push_back(describe_op(op.set_families[k].family,
+                                    ir::project(op.ir, static_cast<int>(k)),
+                                    op.set_families[k].packed_halves));
+    return parts;
+}
+
+namespace {
+
+Recognition recognize_one_set(const ir::OpIR& op);
+
+// Several row sets: each is recognized on its own, the first refusal stops.
+Recognition recognize_row_sets(const ir::OpIR& op) {
+    std::vector<SetFamily> families;
+    for (int k = 0; k < ir::row_set_count(op); ++k) {
+        Recognition r = recognize_one_set(ir::project(op, k));
+        if (auto* failure = std::get_if<Failure>(&r)) return *failure;
+        const OpDescription& part = std::get<OpDescription>(r);
+        families.push_back({part.family, part.packed_halves});
+    }
+    OpDescription d = describe_op(families.front().family, op);
+    d.set_families = std::move(families);
+    return d;
+}
+
+} // namespace
+
 Recognition recognize(const ir::OpIR& op) {
+    if (ir::row_set_count(op) > 1) return recognize_row_sets(op);
+    return recognize_one_set(op);
+}
+
+namespace {
+
+Recognition recognize_one_set(const ir::OpIR& op) {
     if (auto r = common_refusal(op)) return *r;
     Recognition last = refuse_op(op, op.pos, Rule::NoFamily, "no family matched");
     for (auto* matcher : {recognize_reduction, recognize_gated_activation, recognize_fused_row}) {
@@ -70,5 +107,7 @@ Recognition recognize(const ir::OpIR& op) {
     }
     return last;
 }
+
+} // namespace
 
 } // namespace solbench

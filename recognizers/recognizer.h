@@ -26,6 +26,13 @@ struct OnlinePair {
     friend bool operator==(const OnlinePair&, const OnlinePair&) = default;
 };
 
+// The family one row set of an op was recognized as.
+struct SetFamily {
+    Family family = Family::FusedRow;
+    bool packed_halves = false;
+    friend bool operator==(const SetFamily&, const SetFamily&) = default;
+};
+
 // A recognized op: its family and the IR the templates are filled from.
 struct OpDescription {
     Family family = Family::FusedRow;
@@ -33,7 +40,14 @@ struct OpDescription {
     std::vector<ir::Expr> reductions; // ir::reductions_in_order(ir)
     std::vector<OnlinePair> online;   // online_pairs(reductions)
     bool packed_halves = false;       // gated: gate and up are halves of one input
+    // An op of several row sets (ir.other_row_axes): each set's family, in set
+    // order (family is the first's); row_set_parts() describes each. Empty for one.
+    std::vector<SetFamily> set_families;
 };
+
+// The description of each row set of op on its own (ir::project), in set order;
+// {op} itself for an op of one row set.
+std::vector<OpDescription> row_set_parts(const OpDescription& op);
 
 // The description of op in `family`: its reductions in dependency order, and
 // which of them pair up as a softmax normalizer.

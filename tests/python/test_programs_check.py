@@ -26,6 +26,7 @@ TESTS = ROOT / "tests"
     ("ops/accept/sum_two_terms.lg", None),      # s + a + b, raised by algebra (issue 12)
     ("ops/accept/signed_sum_if_otherwise.lg", None),  # a sum of a select
     ("ops/accept/position_table.lg", None),     # a narrow table at fixed places, c / 2, % 3
+    ("ops/accept/qk_prep_kv_heads.lg", None),   # two row sets: RMSNorm and a scale, a column sum
 ])
 def test_program_op_passes_the_cpu_check(program: str, op: str | None, tmp_path: Path) -> None:
     bundle = tmp_path / "b"

@@ -48,7 +48,9 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
     // The row axes it follows (all of them unless it is broadcast over some).
     nlohmann::json follows = nlohmann::json::array();
     for (int p : ir::followed_rows(op, t))
-        follows.push_back(op.axes[static_cast<size_t>(op.row_axes[static_cast<size_t>(p)])].name);
+        follows.push_back(
+            op.axes[static_cast<size_t>(ir::row_axes_of(op, t.row_set)[static_cast<size_t>(p)])]
+                .name);
     j["follows"] = follows;
     return j;
 }
@@ -58,6 +60,12 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
 std::string explain_text(const OpDescription& d) {
     std::string out = d.ir.name + ": " + to_string(d.family);
     if (d.packed_halves) out += " (gate and up are the two halves of one input)";
+    if (!d.set_families.empty()) {
+        out += " (row sets:";
+        for (size_t k = 0; k < d.set_families.size(); ++k)
+            out += std::string(k ? ", " : " ") + to_string(d.set_families[k].family);
+        out += ")";
+    }
     out += "\n" + ir::print(d.ir);
     return out;
 }
@@ -98,6 +106,17 @@ nlohmann::json explain_json(const Compiled& c) {
     j["row_axes"] = nlohmann::json::array();
     for (int a : op.row_axes)
         j["row_axes"].push_back(op.axes[static_cast<size_t>(a)].name);
+    if (ir::row_set_count(op) > 1) { // several row sets: each with its family
+        j["row_sets"] = nlohmann::json::array();
+        for (int k = 0; k < ir::row_set_count(op); ++k) {
+            nlohmann::json axes = nlohmann::json::array();
+            for (int a : ir::row_axes_of(op, k))
+                axes.push_back(op.axes[static_cast<size_t>(a)].name);
+            j["row_sets"].push_back(
+                {{"row_axes", axes},
+                 {"family", to_string(d.set_families[static_cast<size_t>(k)].family)}});
+        }
+    }
     j["column_axis"] = op.column_axis >= 0
                            ? nlohmann::json(op.axes[static_cast<size_t>(op.column_axis)].name)
                            : nlohmann::json(nullptr);

@@ -323,6 +323,17 @@ class Emitter {
 
     std::variant<std::string, EmitError> run();
 
+    // One row set's part of an op of several (run_row_sets).
+    struct SetCode {
+        std::string comment;           // which rows, which family
+        std::string kernels;           // its kernels' text, for its namespace
+        json constants;                // its own constants (kVectorWidth, ...)
+        std::vector<std::string> host; // the block of run() that launches them
+        bool block_reduce = false;
+        bool wraps = false;
+    };
+    std::variant<SetCode, EmitError> set_code(const std::string& ns);
+
   private:
     // --- names and dimensions -------------------------------------------
     std::string input_name(int i) const { return identifier(ir_.inputs[i].name); }
@@ -381,6 +392,16 @@ class Emitter {
     json row_context();
     json gated_context();
     std::vector<std::string> host_checks(std::vector<std::string>& allocs);
+    std::vector<std::string> row_count_lines() const;
+    std::string empty_test() const;
+    std::string zero_sums() const;
+    std::string returned() const;
+    json family_context();
+    void kernel_flags(json& ctx);
+    std::variant<std::string, EmitError> run_row_sets();
+    std::variant<std::string, EmitError> render_file(const std::string& tmpl, json ctx,
+                                                     const std::vector<std::string>& checks,
+                                                     const std::vector<std::string>& launch);
     std::string run_signature() const;
     std::vector<std::string> kernel_params(bool with_types);
     std::vector<std::string> vector_conditions();
@@ -1245,6 +1266,15 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
             constants_.push_back({{"name", constant_name(ir_.axes[a].name)},
                                   {"value", std::to_string(*ir_.axes[a].value)}});
         }
+    if (ir::row_set_count(ir_) == 1) // else each row set counts its own (run_row_sets)
+        for (const std::string& l : row_count_lines())
+            lines.push_back(l);
+    return lines;
+}
+
+// `rows` (and `cols` when the kernel takes it) for the launches.
+std::vector<std::string> Emitter::row_count_lines() const {
+    std::vector<std::string> lines;
     std::vector<std::string> row_sizes;
     for (int a : ir_.row_axes)
         row_sizes.push_back(host_axis(a));
@@ -1258,6 +1288,29 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
     if (kernel_takes_cols && host_axis(ir_.column_axis) != "cols")
         lines.push_back("const int64_t cols = " + host_axis(ir_.column_axis) + ";");
     return lines;
+}
+
+// When the launches have nothing to do, and the column sums to zero then (a sum
+// over no rows is zero).
+std::string Emitter::empty_test() const {
+    return op_.family == Family::GatedActivation ? "rows == 0 || " + host_dim(row_dim()) + " == 0"
+                                                 : "rows == 0";
+}
+
+// The outputs as run() returns them (return style): one tensor, or a tuple.
+std::string Emitter::returned() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        names.push_back(output_name(static_cast<int>(i)));
+    return names.size() == 1 ? names[0] : "{" + join(names, ", ") + "}";
+}
+
+std::string Emitter::zero_sums() const {
+    std::string zero;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        if (ir_.outputs[i].role == Role::ColumnSum)
+            zero += output_name(static_cast<int>(i)) + ".zero_(); ";
+    return zero;
 }
 
 // Column reductions, deterministic without atomics: a first kernel gives each
@@ -1361,24 +1414,106 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
     return {kernels, launch};
 }
 
-std::variant<std::string, EmitError> Emitter::run() {
+// The family's template (its kernels alone: `<family>_kernel.mustache`).
+std::string family_template(Family f, bool kernels_only) {
+    return std::string(to_string(f)) + (kernels_only ? "_kernel.mustache" : ".mustache");
+}
+
+json Emitter::family_context() {
+    return op_.family == Family::GatedActivation ? gated_context() : row_context();
+}
+
+// The kernels' own switches: the combines and helpers they use, their name and parameters.
+void Emitter::kernel_flags(json& ctx) {
+    ctx["uses_sum"] = combines_.count("SumOp") > 0;
+    ctx["uses_max"] = combines_.count("MaxOp") > 0;
+    ctx["uses_min"] = combines_.count("MinOp") > 0;
+    ctx["uses_online"] = online_;
+    ctx["scratch_per_warp"] = online_ ? "2" : "1";
+    ctx["block_threads"] = std::to_string(kBlockThreads);
+    ctx["kernel_name"] = identifier(ir_.name) + "_kernel";
+    ctx["kernel_params"] = join(kernel_params(true), ", ");
+}
+
+// One row set's kernels for run_row_sets(): rendered in namespace `ns`, and the
+// block of the host function that launches them.
+std::variant<Emitter::SetCode, EmitError> Emitter::set_code(const std::string& ns) {
     if (auto err = check_supported()) return *err;
+    json ctx = family_context();
+    if (!errors_.empty()) return EmitError{errors_.front()};
+    std::vector<std::string> launch;
+    for (const std::string& l : ctx["launch_lines"].get<std::vector<std::string>>())
+        if (l != "cudaError_t status = cudaSuccess;") launch.push_back(l); // run() declares it
+    ctx.erase("launch_lines");
+    kernel_flags(ctx); // the row kernel's parameters, before the column sums add theirs
+    auto [column_sum_kernels, column_sum_launch] = column_sum_code();
+    launch.insert(launch.end(), column_sum_launch.begin(), column_sum_launch.end());
+    if (!errors_.empty()) return EmitError{errors_.front()};
+    auto text = render_template(family_template(op_.family, true), ctx);
+    if (auto* err = std::get_if<TemplateError>(&text)) return EmitError{err->message};
+
+    SetCode code;
+    std::vector<std::string> rows;
+    for (int a : ir_.row_axes)
+        rows.push_back(ir_.axes[static_cast<size_t>(a)].name);
+    code.comment =
+        "The outputs over rows [" + join(rows, ", ") + "] (" + to_string(op_.family) + ").";
+    code.kernels = std::get<std::string>(text) + column_sum_kernels;
+    code.constants = constants_;
+    code.block_reduce = ctx["block_reduce"].get<bool>();
+    code.wraps = uses_wrap_;
+    std::vector<std::string>& h = code.host;
+    h.push_back("{ // " + code.comment);
+    h.push_back("    using namespace " + ns + ";");
+    for (const std::string& l : row_count_lines())
+        h.push_back("    " + l);
+    const std::string zero = zero_sums();
+    if (!zero.empty()) h.push_back("    if (" + empty_test() + ") { " + zero + "}");
+    h.push_back("    if (status == cudaSuccess && !(" + empty_test() + ")) {");
+    for (const std::string& l : launch)
+        h.push_back("        " + l);
+    h.push_back("    }");
+    h.push_back("}");
+    return code;
+}
+
+// An op of several row sets: each set's kernels in a namespace of their own, and
+// one host function that checks every tensor and launches each set in turn.
+std::variant<std::string, EmitError> Emitter::run_row_sets() {
+    std::vector<std::string> allocs;
+    std::vector<std::string> checks = host_checks(allocs);
+    for (auto& a : allocs)
+        checks.push_back(a);
+    std::vector<std::string> launch{"cudaError_t status = cudaSuccess;"};
     json ctx;
-    std::string tmpl;
-    switch (op_.family) {
-    case Family::FusedRow:
-        tmpl = "fused_row.mustache";
-        ctx = row_context();
-        break;
-    case Family::Reduction:
-        tmpl = "reduction.mustache";
-        ctx = row_context();
-        break;
-    case Family::GatedActivation:
-        tmpl = "gated_activation.mustache";
-        ctx = gated_context();
-        break;
+    json sets = json::array();
+    bool block_reduce = false, wraps = false;
+    const std::vector<OpDescription> parts = row_set_parts(op_);
+    for (size_t k = 0; k < parts.size(); ++k) {
+        const std::string ns = "row_set_" + std::to_string(k);
+        Emitter part(parts[k], options_);
+        auto result = part.set_code(ns);
+        if (auto* err = std::get_if<EmitError>(&result)) return *err;
+        const SetCode& code = std::get<SetCode>(result);
+        sets.push_back({{"namespace", ns},
+                        {"comment", code.comment},
+                        {"constants", code.constants},
+                        {"kernels", code.kernels}});
+        block_reduce = block_reduce || code.block_reduce;
+        wraps = wraps || code.wraps;
+        launch.insert(launch.end(), code.host.begin(), code.host.end());
     }
+    ctx["row_sets"] = sets;
+    ctx["block_reduce"] = block_reduce;
+    ctx["wraps"] = wraps;
+    ctx["column_sum_kernels"] = "";
+    return render_file("row_sets.mustache", ctx, checks, launch);
+}
+
+std::variant<std::string, EmitError> Emitter::run() {
+    if (ir::row_set_count(ir_) > 1) return run_row_sets(); // each set is checked on its own
+    if (auto err = check_supported()) return *err;
+    json ctx = family_context();
     if (!errors_.empty()) return EmitError{errors_.front()};
     ctx["wraps"] = uses_wrap_;
 
@@ -1387,30 +1522,25 @@ std::variant<std::string, EmitError> Emitter::run() {
     for (auto& a : allocs)
         checks.push_back(a);
     // Nothing to launch for an empty tensor.
-    std::string outs;
-    {
-        std::vector<std::string> names;
-        for (size_t i = 0; i < ir_.outputs.size(); ++i)
-            names.push_back(output_name(static_cast<int>(i)));
-        outs = names.size() == 1 ? names[0] : "{" + join(names, ", ") + "}";
-    }
-    std::string ret = options_.destination_passing ? "return;" : "return " + outs + ";";
-    std::string empty_test = op_.family == Family::GatedActivation
-                                 ? "rows == 0 || " + host_dim(row_dim()) + " == 0"
-                                 : "rows == 0";
+    std::string ret = options_.destination_passing ? "return;" : "return " + returned() + ";";
     // No rows: a column reduction's sums are zeros all the same.
-    std::string zero_sums;
-    for (size_t i = 0; i < ir_.outputs.size(); ++i)
-        if (ir_.outputs[i].role == Role::ColumnSum)
-            zero_sums += output_name(static_cast<int>(i)) + ".zero_(); ";
-    checks.push_back("if (" + empty_test + ") " +
-                     (zero_sums.empty() ? ret : "{ " + zero_sums + ret + " }"));
+    const std::string zero = zero_sums();
+    checks.push_back("if (" + empty_test() + ") " +
+                     (zero.empty() ? ret : "{ " + zero + ret + " }"));
     std::vector<std::string> launch = ctx["launch_lines"];
     ctx.erase("launch_lines");
-    std::vector<std::string> params = kernel_params(true);
+    kernel_flags(ctx); // the row kernel's parameters, before the column sums add theirs
     auto [column_sum_kernels, column_sum_launch] = column_sum_code();
     launch.insert(launch.end(), column_sum_launch.begin(), column_sum_launch.end());
     ctx["column_sum_kernels"] = column_sum_kernels;
+    return render_file(family_template(op_.family, false), ctx, checks, launch);
+}
+
+// The whole kernel.cu: the header's switches and the host function around the
+// kernels already in ctx.
+std::variant<std::string, EmitError> Emitter::render_file(const std::string& tmpl, json ctx,
+                                                          const std::vector<std::string>& checks,
+                                                          const std::vector<std::string>& launch) {
 
     // Only the helpers this kernel uses: unused ones would be warned about.
     bool fp8 = false;
@@ -1438,11 +1568,6 @@ std::variant<std::string, EmitError> Emitter::run() {
         return std::any_of(e->args.begin(), e->args.end(), casts_fp8);
     };
     ctx["uses_fp8"] = fp8 || std::any_of(ir_.values.begin(), ir_.values.end(), casts_fp8);
-    ctx["uses_sum"] = combines_.count("SumOp") > 0;
-    ctx["uses_max"] = combines_.count("MaxOp") > 0;
-    ctx["uses_min"] = combines_.count("MinOp") > 0;
-    ctx["uses_online"] = online_;
-    ctx["scratch_per_warp"] = online_ ? "2" : "1";
     ctx["op_name"] = ir_.name;
     ctx["family"] = to_string(op_.family);
     ctx["version"] = kVersion;
@@ -1453,13 +1578,11 @@ std::variant<std::string, EmitError> Emitter::run() {
     ctx["description_lines"] = desc;
     ctx["block_threads"] = std::to_string(kBlockThreads);
     ctx["constants"] = constants_;
-    ctx["kernel_name"] = identifier(ir_.name) + "_kernel";
-    ctx["kernel_params"] = join(params, ", ");
     ctx["run_signature"] = run_signature();
     ctx["checks"] = string_list(checks);
     ctx["launch"] = string_list(launch);
     ctx["return_statement"] =
-        options_.destination_passing ? json::array() : string_list({"return " + outs + ";"});
+        options_.destination_passing ? json::array() : string_list({"return " + returned() + ";"});
     auto rendered = render_template(tmpl, ctx);
     if (auto* err = std::get_if<TemplateError>(&rendered)) return EmitError{err->message};
     return std::get<std::string>(rendered);

@@ -79,7 +79,37 @@ class ReferencePrinter {
   public:
     explicit ReferencePrinter(const ir::OpIR& op) : op_(op) { uses_ = use_counts(op.values); }
 
+    // The whole reference: the signature and inputs, every output, the return.
     std::string run() {
+        preamble();
+        std::vector<std::string> results;
+        print_outputs(results);
+        finish(results);
+        return out_.str();
+    }
+
+    // An op of several row sets: each set's outputs printed by a printer of the
+    // set alone (its row axes shape the broadcasts), temporaries numbered on.
+    std::string run_row_sets() {
+        preamble();
+        std::vector<std::string> results;
+        for (int k = 0; k < ir::row_set_count(op_); ++k) {
+            const ir::OpIR set = ir::project(op_, k); // outlives the printer that refers to it
+            ReferencePrinter part(set);
+            part.next_ = next_;
+            part.print_outputs(results);
+            next_ = part.next_;
+            out_ << part.out_.str();
+        }
+        std::vector<std::string> ordered; // the op's output order
+        for (const auto& t : op_.outputs)
+            ordered.push_back(t.name);
+        finish(ordered);
+        return out_.str();
+    }
+
+  private:
+    void preamble() {
         std::vector<std::string> params;
         for (const auto& t : op_.inputs)
             params.push_back(t.name);
@@ -101,7 +131,9 @@ class ReferencePrinter {
                                                              : ")  # a one-element tensor"));
             if (t.role != Role::Scalar) body("" + t.name + "_f = " + t.name + ".float()");
         }
-        std::vector<std::string> results;
+    }
+
+    void print_outputs(std::vector<std::string>& results) {
         for (size_t i = 0; i < op_.outputs.size(); ++i) {
             const auto& t = op_.outputs[i];
             std::optional<Dim> extent;
@@ -135,15 +167,16 @@ class ReferencePrinter {
             body(name + " = " + as_operand(shaped) + to_dtype(t.dtype));
             results.push_back(name);
         }
+    }
+
+    void finish(const std::vector<std::string>& results) {
         std::string ret = results.size() == 1 ? results[0] : "";
         if (results.size() > 1)
             for (size_t i = 0; i < results.size(); ++i)
                 ret += (i ? ", " : "") + results[i];
         body("return " + ret);
-        return out_.str();
     }
 
-  private:
     void line(const std::string& s) { out_ << s << "\n"; }
 
     // `s` as the receiver of a method call: parenthesized unless it is a name,
@@ -413,6 +446,7 @@ class ReferencePrinter {
 } // namespace
 
 std::string print_reference(const ir::OpIR& op) {
+    if (ir::row_set_count(op) > 1) return ReferencePrinter(op).run_row_sets();
     return ReferencePrinter(op).run();
 }
 

@@ -244,7 +244,15 @@ class Evaluator {
 } // namespace
 
 nlohmann::json evaluate(const OpIR& op, const nlohmann::json& inputs) {
-    return Evaluator(op, inputs).run();
+    if (row_set_count(op) == 1) return Evaluator(op, inputs).run();
+    // Several row sets: each computes its own outputs; the result keeps the op's order.
+    nlohmann::json parts = nlohmann::json::object();
+    for (int k = 0; k < row_set_count(op); ++k)
+        parts.update(Evaluator(project(op, k), inputs).run());
+    nlohmann::json result = nlohmann::json::object();
+    for (const Tensor& t : op.outputs)
+        result[t.name] = parts[t.name];
+    return result;
 }
 
 } // namespace solbench::ir

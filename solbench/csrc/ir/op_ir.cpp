@@ -151,10 +151,57 @@ Expr cast(DType t, Expr a) {
 std::vector<int> followed_rows(const OpIR& op, const Tensor& t) {
     if (t.role != Role::Rows && t.role != Role::PerRow && t.role != Role::Table) return {};
     if (is_broadcast(t)) return t.row_subset;
-    std::vector<int> all(op.row_axes.size());
+    std::vector<int> all(row_axes_of(op, t.row_set).size());
     for (size_t k = 0; k < all.size(); ++k)
         all[k] = static_cast<int>(k);
     return all;
+}
+
+const std::vector<int>& row_axes_of(const OpIR& op, int set) {
+    return set == 0 ? op.row_axes : op.other_row_axes[static_cast<size_t>(set - 1)];
+}
+
+OpIR project(const OpIR& op, int set) {
+    OpIR part = op;
+    part.row_axes = row_axes_of(op, set);
+    part.other_row_axes.clear();
+    part.outputs.clear();
+    part.values.clear();
+    part.value_pos.clear();
+    std::set<int> read;
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        if (op.outputs[i].row_set != set) continue;
+        Tensor t = op.outputs[i];
+        t.row_set = 0;
+        part.outputs.push_back(t);
+        part.values.push_back(op.values[i]);
+        part.value_pos.push_back(op.value_pos[i]);
+        visit(op.values[i], [&](const Node& n) {
+            if (n.op == Op::Load || n.op == Op::Scalar) read.insert(n.index);
+        });
+    }
+    if (op.other_row_axes.empty()) return part;
+    // The set's own column axis: its rows' length, a column sum's, or its reductions'.
+    std::optional<int> column;
+    for (const Tensor& t : part.outputs)
+        if (!column && (t.role == Role::Rows || t.role == Role::ColumnSum) && !t.shape.empty())
+            column = column_dim(t).axis;
+    for (const Expr& v : part.values)
+        if (!column)
+            visit(v, [&](const Node& n) {
+                if (!column && n.op == Op::Reduce) column = n.extent.axis;
+            });
+    if (column) part.column_axis = *column;
+    for (size_t k = 0; k < part.inputs.size(); ++k) {
+        Tensor& t = part.inputs[k];
+        t.row_set = 0; // its positions are the same in every set that reads it
+        if (read.count(static_cast<int>(k)) || t.role == Role::Scalar || t.role == Role::Unread)
+            continue;
+        t.role = Role::Unread;
+        t.row_subset.clear();
+        t.column = -1;
+    }
+    return part;
 }
 
 std::vector<Expr> reductions_in_order(const OpIR& op) {
@@ -303,6 +350,8 @@ std::vector<const Node*> shared_nodes(const OpIR& op) {
     return shared;
 }
 
+void print_values(const OpIR& op, std::ostream& out);
+
 } // namespace
 
 std::string print(const OpIR& op) {
@@ -323,6 +372,25 @@ std::string print(const OpIR& op) {
         tensor_line("in ", t);
     for (const Tensor& t : op.outputs)
         tensor_line("out", t);
+    if (row_set_count(op) == 1) {
+        print_values(op, out);
+        return out.str();
+    }
+    for (int k = 0; k < row_set_count(op); ++k) { // each row set on its own
+        out << "  rows [";
+        const std::vector<int>& rows = row_axes_of(op, k);
+        for (size_t j = 0; j < rows.size(); ++j)
+            out << (j ? ", " : "") << op.axes[static_cast<size_t>(rows[j])].name;
+        out << "]:\n";
+        print_values(project(op, k), out);
+    }
+    return out.str();
+}
+
+namespace {
+
+// The reductions, shared temporaries and output values of an op of one row set.
+void print_values(const OpIR& op, std::ostream& out) {
     std::map<const Node*, std::string> names = name_reductions(op);
     std::set<const Node*> reductions;
     for (const auto& [node, name] : names)
@@ -376,7 +444,8 @@ std::string print(const OpIR& op) {
             out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "
                 << p(op.values[i]) << "\n";
     }
-    return out.str();
 }
+
+} // namespace
 
 } // namespace solbench::ir

@@ -117,6 +117,10 @@ struct Tensor {
     // Rows/Column inputs: the shape index of the column dimension, when kept
     // axes of 1 follow it ([batch, half, 1]); -1: the last dimension.
     int column = -1;
+    // The row set (see OpIR::other_row_axes) an output runs over, or the first
+    // one reading an input (its row_subset positions are the same in each): 0
+    // for OpIR::row_axes.
+    int row_set = 0;
     int rank() const { return static_cast<int>(shape.size()); }
 };
 
@@ -219,7 +223,13 @@ struct OpIR {
 
     std::vector<Axis> axes;
     std::vector<int> row_axes; // indices into axes, outermost first
-    int column_axis = -1;      // index into axes: the axis outputs' columns run over
+    // Several row sets in one op (r2 §8: queries over [batch, heads, seq] and keys
+    // over [batch, kv_heads, seq]): the row axes of the outputs whose row_set is
+    // k > 0 are other_row_axes[k - 1]. Each set is its own row-parallel op over
+    // the same inputs (project()); an input read by several sets follows the same
+    // positions in each. Empty for the usual op of one row set.
+    std::vector<std::vector<int>> other_row_axes;
+    int column_axis = -1; // index into axes: the axis outputs' columns run over
 
     std::vector<Tensor> inputs;       // in the op's parameter order
     std::vector<Tensor> outputs;      // in the op's output order
@@ -238,6 +248,17 @@ std::vector<int> followed_rows(const OpIR& op, const Tensor& t);
 inline bool is_broadcast(const Tensor& t) {
     return !t.row_subset.empty();
 }
+
+// The number of row sets, and the row axes of set k.
+inline int row_set_count(const OpIR& op) {
+    return 1 + static_cast<int>(op.other_row_axes.size());
+}
+const std::vector<int>& row_axes_of(const OpIR& op, int set);
+// The op of row set k alone: its outputs (in order), row_axes those of the set,
+// its own column axis (its rows' length), and every input, those its outputs
+// never read turned Unread (checked on the host, not taken by its kernel). The
+// identity for an op of one row set.
+OpIR project(const OpIR& op, int set);
 
 // Reduce nodes reachable from the outputs, each after the ones it depends on.
 std::vector<Expr> reductions_in_order(const OpIR& op);

@@ -57,8 +57,12 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
     // A kept axis of 1 is written as the literal size "1", as the benchmark's
     // own files write it.
     auto kept = [&](const ir::Dim& d) {
-        return d.scale == 1 && ir.axes[d.axis].value == 1 && d.axis != ir.column_axis &&
-               std::find(ir.row_axes.begin(), ir.row_axes.end(), d.axis) == ir.row_axes.end();
+        if (d.scale != 1 || ir.axes[d.axis].value != 1 || d.axis == ir.column_axis) return false;
+        for (int k = 0; k < ir::row_set_count(ir); ++k) {
+            const std::vector<int>& rows = ir::row_axes_of(ir, k);
+            if (std::find(rows.begin(), rows.end(), d.axis) != rows.end()) return false;
+        }
+        return true;
     };
     nlohmann::ordered_json axes = nlohmann::ordered_json::object();
     for (size_t k = 0; k < ir.axes.size(); ++k) {

@@ -130,6 +130,17 @@ std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
         }
         if (!op.row_axes.empty() && !op.axes[op.row_axes[0]].value)
             value[op.row_axes[0]] = std::max<int64_t>(1, rows / std::max<int64_t>(inner, 1));
+        // Another row set's own axes (kv_heads beside heads) are 2, its rows' length
+        // the width: each set's offsets are exercised.
+        for (int k = 1; k < ir::row_set_count(op); ++k) {
+            for (int a : ir::row_axes_of(op, k))
+                if (!op.axes[static_cast<size_t>(a)].value &&
+                    std::find(op.row_axes.begin(), op.row_axes.end(), a) == op.row_axes.end())
+                    value[static_cast<size_t>(a)] = 2;
+            const int set_col = ir::project(op, k).column_axis;
+            if (set_col >= 0 && !op.axes[static_cast<size_t>(set_col)].value)
+                value[static_cast<size_t>(set_col)] = kWidths[w];
+        }
         // Shrink the rows if a tensor would be too large.
         int64_t widest = 1;
         for (const auto* list : {&op.inputs, &op.outputs})

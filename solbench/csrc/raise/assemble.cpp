@@ -2,6 +2,8 @@
 // renumbered densely (row axes first, then the column axis) and named.
 #include "raise/raiser.h"
 
+#include "ir/walk.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -17,6 +19,20 @@ struct OutputSpec {
     SourcePos pos;
     bool flat = false;
 };
+
+// The row sets whose outputs read input `input`, in order; the first set when
+// none does (an input read only at its shape).
+std::vector<int> row_sets_reading(int input, const std::vector<ir::Expr>& values,
+                                  const std::vector<int>& set_of) {
+    std::set<int> reading;
+    for (size_t i = 0; i < values.size(); ++i)
+        if (ir::any_node(values[i], [&](const ir::Node& n) {
+                return n.op == ir::Op::Load && n.index == input;
+            }))
+            reading.insert(set_of[i]);
+    if (reading.empty()) return {0};
+    return {reading.begin(), reading.end()};
+}
 
 } // namespace
 
@@ -62,16 +78,20 @@ ir::OpIR Raiser::assemble() {
     }
     if (outs.empty()) refuse(op_.pos, Rule::NoFamily, "the op has no output");
 
-    // Row axes: every output runs over the same row loops' axes.
-    std::vector<int> row_roots;
-    for (int id : outs[0].content.row_loops)
-        row_roots.push_back(resolve_axis(*all_loops_[static_cast<size_t>(id)].axis).first);
-    for (const OutputSpec& o : outs) {
+    // Row sets: the outputs grouped by the axes of their row loops, in the order
+    // they first appear (r2 §8: queries and keys over different head counts).
+    std::vector<std::vector<int>> row_sets;
+    std::vector<int> set_of(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
         std::vector<int> mine;
-        for (int id : o.content.row_loops)
+        for (int id : outs[i].content.row_loops)
             mine.push_back(resolve_axis(*all_loops_[static_cast<size_t>(id)].axis).first);
-        if (mine != row_roots)
-            refuse(o.content.pos, Rule::OutputShape, "outputs that run over different rows");
+        auto it = std::find(row_sets.begin(), row_sets.end(), mine);
+        if (it == row_sets.end()) {
+            row_sets.push_back(mine);
+            it = row_sets.end() - 1;
+        }
+        set_of[i] = static_cast<int>(it - row_sets.begin());
     }
 
     // Dense axis numbering: row axes, then the column axis, then the rest.
@@ -85,8 +105,15 @@ ir::OpIR Raiser::assemble() {
                                    axes_[static_cast<size_t>(root)].value});
         return k;
     };
-    for (int r : row_roots)
-        op.row_axes.push_back(use_axis(r));
+    for (size_t k = 0; k < row_sets.size(); ++k) {
+        std::vector<int> axes;
+        for (int r : row_sets[k])
+            axes.push_back(use_axis(r));
+        if (k == 0)
+            op.row_axes = axes;
+        else
+            op.other_row_axes.push_back(axes);
+    }
     std::optional<int> column_root;
     for (const OutputSpec& o : outs)
         if (o.content.col_loop) {
@@ -159,7 +186,13 @@ ir::OpIR Raiser::assemble() {
         }
         for (int d : t.dims)
             x.shape.push_back(to_dim(d));
-        classify_input(x, t, row_roots);
+        const std::vector<int> reading =
+            row_sets_reading(static_cast<int>(op.inputs.size()), values, set_of);
+        std::vector<std::vector<int>> roots;
+        for (int k : reading)
+            roots.push_back(row_sets[static_cast<size_t>(k)]);
+        classify_input(x, t, roots);
+        x.row_set = reading.front();
         op.inputs.push_back(x);
     }
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -176,6 +209,7 @@ ir::OpIR Raiser::assemble() {
                                       : ir::Role::PerRow;
         for (size_t k = 0; k < o.content.kept_rows; ++k) // a column sum's kept rows
             x.row_subset.push_back(static_cast<int>(k));
+        x.row_set = set_of[i];
         op.outputs.push_back(x);
         op.values.push_back(values[i]);
         op.value_pos.push_back(o.content.pos);
@@ -200,6 +234,11 @@ ir::OpIR Raiser::assemble() {
         if (a.name.empty())
             a.name = fresh(op.row_axes.size() <= 2 ? row_names[j] : "dim" + std::to_string(j));
     }
+    for (const std::vector<int>& rows : op.other_row_axes) // another set's own axes
+        for (size_t j = 0; j < rows.size(); ++j) {
+            ir::Axis& a = op.axes[static_cast<size_t>(rows[j])];
+            if (a.name.empty()) a.name = fresh("dim" + std::to_string(j));
+        }
     if (op.column_axis >= 0 && op.axes[static_cast<size_t>(op.column_axis)].name.empty())
         op.axes[static_cast<size_t>(op.column_axis)].name = fresh("hidden_size");
     for (size_t k = 0; k < op.axes.size(); ++k)
@@ -212,11 +251,28 @@ ir::OpIR Raiser::assemble() {
     return op;
 }
 
+// An input read by the outputs of several row sets follows the same positions
+// of each (cos and sin tables [seq, dim] of queries [batch, heads, seq] and keys
+// [batch, kv_heads, seq]), so that each set's kernel addresses it alike.
+void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
+                            const std::vector<std::vector<int>>& row_sets) const {
+    classify_in_set(x, t, row_sets.front());
+    for (size_t k = 1; k < row_sets.size(); ++k) {
+        ir::Tensor other = x;
+        classify_in_set(other, t, row_sets[k]);
+        if (other.role != x.role || other.row_subset != x.row_subset)
+            refuse(t.param->pos, Rule::InputLayout,
+                   "'" + x.name +
+                       "' is read by outputs over different rows and follows other row "
+                       "positions in each (several row sets must read an input alike)");
+    }
+}
+
 // An input's role from the axes of its dimensions: the row axes it follows
 // (in the outputs' order, all or some), kept axes of 1, and, when it is read
 // along the columns, the dimension they run along.
-void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
-                            const std::vector<int>& row_roots) const {
+void Raiser::classify_in_set(ir::Tensor& x, const TensorParam& t,
+                             const std::vector<int>& row_roots) const {
     const size_t rank = t.dims.size();
     // Never read: its axes are its own (a definition names them, and binding
     // unifies them with the op's), and the kernel does not take it.

@@ -276,7 +276,9 @@ class Raiser {
     Content content_for_push(const Value& v, size_t target_depth, SourcePos pos);
     ir::OpIR assemble();
     void classify_input(ir::Tensor& x, const TensorParam& t,
-                        const std::vector<int>& row_roots) const;
+                        const std::vector<std::vector<int>>& row_sets) const;
+    void classify_in_set(ir::Tensor& x, const TensorParam& t,
+                         const std::vector<int>& row_roots) const;
 
     [[noreturn]] void refuse(SourcePos pos, Rule rule, const std::string& message) const;
 

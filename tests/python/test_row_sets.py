@@ -1,0 +1,118 @@
+"""Several row sets in one op (r2 §8): outputs whose row loops run over different axes
+(queries over [batch, heads, seq], keys over [batch, kv_heads, seq]) are each a
+row-parallel op of their own. solgen recognizes each set on its own, writes each set's
+kernels in a namespace of their own in the one kernel.cu, and launches them in turn from
+one run(); the IR's evaluator, the printed reference and explain follow the sets."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import torch
+from conftest import solgen
+
+import solbench.cuda_host as ch
+
+ROOT = Path(__file__).resolve().parents[2]
+QK = ROOT / "tests" / "ops" / "accept" / "qk_prep_kv_heads.lg"
+ROPE = ROOT / "tests" / "problems" / "real" / "l1_088_rope_query_key"
+
+
+def test_explain_lists_each_row_set_with_its_family() -> None:
+    p = solgen("explain", "--json", str(QK))
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert [(s["row_axes"], s["family"]) for s in j["row_sets"]] == [
+        (["dim0", "dim1", "dim2"], "fused_row"),
+        (["dim0", "dim1_2", "dim2_2"], "gated_activation"),
+    ]
+    # k_out follows the keys' rows, not the queries'.
+    k_out = next(t for t in j["outputs"] if t["name"] == "k_out")
+    assert k_out["follows"] == ["dim0", "dim1_2", "dim2_2"]
+    assert "rows [dim0, dim1_2, dim2_2]:" in j["ir"]
+
+
+def test_one_namespace_and_one_launch_block_per_set(tmp_path: Path) -> None:
+    assert solgen(str(QK), "--out", str(tmp_path / "b")).returncode == 0
+    kernel = (tmp_path / "b" / "kernel.cu").read_text()
+    assert kernel.count("namespace row_set_0 {") == 1 and kernel.count("namespace row_set_1 {") == 1
+    assert "using namespace row_set_0;" in kernel and "using namespace row_set_1;" in kernel
+    # Each set's kernel takes only what its outputs read: the keys' kernel never sees q.
+    keys = kernel[kernel.index("namespace row_set_1 {"):kernel.index("} // namespace row_set_1")]
+    params = re.search(r"qk_prep_kernel\(([^)]*)\)", keys).group(1)
+    assert "k_out" in params and " q," not in params and "q_out" not in params
+    # The keys' rows are counted from the keys' axes.
+    assert "const int64_t rows = dim0 * dim1_2 * dim2_2;" in kernel
+
+
+def _qk_module(tmp_path: Path):
+    assert solgen(str(QK), "--out", str(tmp_path / "b")).returncode == 0
+    return ch.load_cpu_extension("solbench_row_sets_qk", [str(tmp_path / "b" / "kernel.cu")],
+                                 str(tmp_path / "build"))
+
+
+def _qk_expected(q, k, w, scale):
+    qf = q.float()
+    inv = torch.rsqrt(qf.pow(2).mean(-1, keepdim=True) + 1e-6)
+    return ((qf * inv) * w.float()).bfloat16(), (k.float() * scale).bfloat16(), \
+        k.float().sum(dim=(0, 1, 2))
+
+
+def test_each_set_computes_its_outputs_and_an_empty_set_only_its_own(tmp_path: Path) -> None:
+    """GQA shapes (8 query heads, 2 key heads, keys' rows shorter than the queries'), then
+    no key heads at all: the queries are still normalized and the keys' column sum is a sum
+    over no rows, zeros."""
+    mod = _qk_module(tmp_path)
+    torch.manual_seed(0)
+    q = torch.randn(2, 8, 5, 64).bfloat16()
+    w = torch.randn(64).bfloat16()
+    for kv_heads in (2, 0):
+        k = torch.randn(2, kv_heads, 3, 48).bfloat16()
+        q_out = torch.full_like(q, float("nan"))
+        k_out = torch.full_like(k, float("nan"))
+        total = torch.full((48,), float("nan"))
+        mod.run(q, k, w, 0.5, q_out, k_out, total)
+        want_q, want_k, want_total = _qk_expected(q, k, w, 0.5)
+        assert torch.allclose(q_out.float(), want_q.float(), atol=1e-2, rtol=1e-2)
+        assert torch.equal(k_out, want_k)
+        assert torch.allclose(total, want_total, atol=1e-4, rtol=1e-5)
+        if kv_heads == 0:
+            assert torch.equal(total, torch.zeros(48))
+
+
+def test_host_checks_span_both_sets(tmp_path: Path) -> None:
+    """The batch axis is one axis of both sets: keys of another batch are refused."""
+    mod = _qk_module(tmp_path)
+    q = torch.randn(2, 4, 3, 32).bfloat16()
+    k = torch.randn(3, 2, 3, 32).bfloat16()
+    w = torch.randn(32).bfloat16()
+    try:
+        mod.run(q, k, w, 1.0, torch.empty_like(q), torch.empty_like(k), torch.empty(32))
+    except RuntimeError as e:
+        assert "k.size(0) must be dim0" in str(e), str(e)
+    else:
+        raise AssertionError("keys of another batch size were accepted")
+
+
+def test_rope_query_key_binds_and_matches_torch(tmp_path: Path) -> None:
+    """L1 088 bound to its definition: queries and keys with different head counts, each
+    rotated by the same [seq, head_dim] tables."""
+    bundle = tmp_path / "s"
+    p = solgen(str(ROPE / "op.lg"), "--definition", str(ROPE / "definition.json"),
+               "--out", str(bundle))
+    assert p.returncode == 0, p.stderr
+    mod = ch.load_cpu_extension("solbench_row_sets_rope", [str(bundle / "kernel.cu")],
+                                str(tmp_path / "build"))
+    torch.manual_seed(1)
+    q, k = torch.randn(2, 6, 5, 128), torch.randn(2, 2, 5, 128)
+    cos, sin = torch.randn(5, 128), torch.randn(5, 128)
+    q_out, k_out = torch.empty_like(q), torch.empty_like(k)
+    mod.run(q, k, cos, sin, q_out, k_out)
+
+    def rope(x: torch.Tensor) -> torch.Tensor:
+        rotated = torch.cat((-x[..., 64:], x[..., :64]), dim=-1)
+        return x * cos + rotated * sin
+
+    assert torch.allclose(q_out, rope(q), atol=1e-6) and torch.allclose(k_out, rope(k), atol=1e-6)
