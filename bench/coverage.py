@@ -81,7 +81,8 @@ class Rule(Enum):
 
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
 LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL,
-                                      Rule.COLUMN_REDUCTION, Rule.DIV_REM, Rule.COLUMN_LEADING})
+                                      Rule.COLUMN_REDUCTION, Rule.DIV_REM, Rule.COLUMN_LEADING,
+                                      Rule.ROW_SETS})
 
 
 class Scope(Enum):

@@ -27,6 +27,7 @@ def test_explain_lists_each_row_set_with_its_family() -> None:
     assert [(s["row_axes"], s["family"]) for s in j["row_sets"]] == [
         (["dim0", "dim1", "dim2"], "fused_row"),
         (["dim0", "dim1_2", "dim2_2"], "gated_activation"),
+        (["dim0", "dim1_3"], "reduction"),
     ]
     # k_out follows the keys' rows, not the queries'.
     k_out = next(t for t in j["outputs"] if t["name"] == "k_out")
@@ -37,8 +38,9 @@ def test_explain_lists_each_row_set_with_its_family() -> None:
 def test_one_namespace_and_one_launch_block_per_set(tmp_path: Path) -> None:
     assert solgen(str(QK), "--out", str(tmp_path / "b")).returncode == 0
     kernel = (tmp_path / "b" / "kernel.cu").read_text()
-    assert kernel.count("namespace row_set_0 {") == 1 and kernel.count("namespace row_set_1 {") == 1
-    assert "using namespace row_set_0;" in kernel and "using namespace row_set_1;" in kernel
+    for k in range(3):
+        assert kernel.count(f"namespace row_set_{k} {{") == 1
+        assert kernel.count(f"using namespace row_set_{k};") == 1
     # Each set's kernel takes only what its outputs read: the keys' kernel never sees q.
     keys = kernel[kernel.index("namespace row_set_1 {"):kernel.index("} // namespace row_set_1")]
     params = re.search(r"qk_prep_kernel\(([^)]*)\)", keys).group(1)
@@ -53,31 +55,28 @@ def _qk_module(tmp_path: Path):
                                  str(tmp_path / "build"))
 
 
-def _qk_expected(q, k, w, scale):
-    qf = q.float()
-    inv = torch.rsqrt(qf.pow(2).mean(-1, keepdim=True) + 1e-6)
-    return ((qf * inv) * w.float()).bfloat16(), (k.float() * scale).bfloat16(), \
-        k.float().sum(dim=(0, 1, 2))
-
-
 def test_each_set_computes_its_outputs_and_an_empty_set_only_its_own(tmp_path: Path) -> None:
     """GQA shapes (8 query heads, 2 key heads, keys' rows shorter than the queries'), then
-    no key heads at all: the queries are still normalized and the keys' column sum is a sum
-    over no rows, zeros."""
+    no key heads at all: the queries and values are still done and the keys' column sum is a
+    sum over no rows, zeros."""
     mod = _qk_module(tmp_path)
     torch.manual_seed(0)
     q = torch.randn(2, 8, 5, 64).bfloat16()
+    v = torch.randn(2, 5, 40)
     w = torch.randn(64).bfloat16()
+    qf = q.float()
+    want_q = (qf * torch.rsqrt(qf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).bfloat16()
     for kv_heads in (2, 0):
         k = torch.randn(2, kv_heads, 3, 48).bfloat16()
         q_out = torch.full_like(q, float("nan"))
         k_out = torch.full_like(k, float("nan"))
         total = torch.full((48,), float("nan"))
-        mod.run(q, k, w, 0.5, q_out, k_out, total)
-        want_q, want_k, want_total = _qk_expected(q, k, w, 0.5)
+        v_sum = torch.full((2, 5), float("nan"))
+        mod.run(q, k, v, w, 0.5, q_out, k_out, total, v_sum)
         assert torch.allclose(q_out.float(), want_q.float(), atol=1e-2, rtol=1e-2)
-        assert torch.equal(k_out, want_k)
-        assert torch.allclose(total, want_total, atol=1e-4, rtol=1e-5)
+        assert torch.equal(k_out, (k.float() * 0.5).bfloat16())
+        assert torch.allclose(total, k.float().sum(dim=(0, 1, 2)), atol=1e-4, rtol=1e-5)
+        assert torch.allclose(v_sum, v.sum(-1), atol=1e-5, rtol=1e-5)
         if kv_heads == 0:
             assert torch.equal(total, torch.zeros(48))
 
@@ -87,9 +86,11 @@ def test_host_checks_span_both_sets(tmp_path: Path) -> None:
     mod = _qk_module(tmp_path)
     q = torch.randn(2, 4, 3, 32).bfloat16()
     k = torch.randn(3, 2, 3, 32).bfloat16()
+    v = torch.randn(2, 3, 8)
     w = torch.randn(32).bfloat16()
     try:
-        mod.run(q, k, w, 1.0, torch.empty_like(q), torch.empty_like(k), torch.empty(32))
+        mod.run(q, k, v, w, 1.0, torch.empty_like(q), torch.empty_like(k), torch.empty(32),
+                torch.empty(2, 3))
     except RuntimeError as e:
         assert "k.size(0) must be dim0" in str(e), str(e)
     else:
