@@ -75,6 +75,8 @@ class Rule(Enum):
     COLUMN_REDUCTION = "column reductions"
     COLUMN_LEADING = "column reductions keeping the leading row axes"
     COLUMN_SUBSET = "column reductions keeping inner row axes"
+    COLUMN_OVER_ROW = "column outputs that also sum over the row (per-channel sums over N and H x W)"
+    COLUMN_ACROSS_SETS = "column reductions adding the sums of two row sets"
     ROW_SETS = "several row sets in one op"
     DIV_REM = "integer division/remainder by a constant"
 
@@ -82,7 +84,7 @@ class Rule(Enum):
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
 LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL,
                                       Rule.COLUMN_REDUCTION, Rule.DIV_REM, Rule.COLUMN_LEADING,
-                                      Rule.ROW_SETS})
+                                      Rule.ROW_SETS, Rule.COLUMN_SUBSET})
 
 
 class Scope(Enum):
@@ -250,7 +252,7 @@ OVERRIDES: dict[str, Override] = {
         Class.OUT, (S.GATHER, S.DATA_SHAPE),
         "index_add_ at pos_ids into a table sized by pos_ids.max(); then a vector-matrix sum"),
     "L1__039_adaptive_instance_normalization_2d_backward": Override(
-        Class.RULES, (R.MULTI_AXIS, R.COLUMN_SUBSET),
+        Class.RULES, (R.MULTI_AXIS, R.COLUMN_OVER_ROW),
         "grad_weight and grad_bias [C] keep C and sum over N and H x W (rows [N, C], the row"
         " H x W)"),
     "L1__042_moe_expert_load_balancing_and_token_capacity_backward": Override(
@@ -260,9 +262,9 @@ OVERRIDES: dict[str, Override] = {
         Class.OUT, (S.GATHER,),
         "reads the cache gradients at cache_position (int64 data); the RoPE part needs §8 rules"),
     "L1__068_fused_rope_application_backward": Override(
-        Class.RULES, (R.COLUMN_SELECT, R.ROW_SETS, R.COLUMN_SUBSET),
+        Class.RULES, (R.COLUMN_SELECT, R.ROW_SETS, R.COLUMN_SUBSET, R.COLUMN_ACROSS_SETS),
         "grad_cos and grad_sin [batch, seq, d] sum over the head axis between them (rows"
-        " [batch, heads, seq]; `dim=unsqueeze_dim`, 1)"),
+        " [batch, heads, seq]; `dim=unsqueeze_dim`, 1), the queries' heads plus the keys'"),
     "L1__070_mamba2_fused_intra_chunk_diagonal_computation": Override(
         Class.OUT, (S.GEMM, S.SCAN),
         "G = (C * B).sum(-1) over all position pairs is a batched matmul; A is cumsum'd"),

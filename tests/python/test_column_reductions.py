@@ -135,3 +135,28 @@ def test_a_sum_that_keeps_the_sequence_axis(tmp_path: Path) -> None:
     gs = g64 * sin
     grad_q = g64 * cos + torch.cat((gs[..., 64:], -gs[..., :64]), dim=-1)
     assert torch.allclose(runs[0][0].double(), grad_q, rtol=1e-5, atol=1e-5)
+
+
+def test_a_sum_that_keeps_an_inner_axis(tmp_path: Path) -> None:
+    """Per head, summed over the sequence (r2 §8: an output indexed by a subset of the row
+    axes): the op's loops visit heads outside and the sequence inside; the kernel sums the
+    rows [seq, heads] that share a head, in the rows' order, the same bits on two runs."""
+    op = ROOT / "tests" / "ops" / "accept" / "column_sum_keeps_inner_axis.lg"
+    p = solgen("explain", str(op))
+    assert p.returncode == 0, p.stderr
+    assert "head_sum[r:seq_len, c] = sum over the other rows of x[r, c]" in p.stdout, p.stdout
+    assert solgen(str(op), "--out", str(tmp_path / "b")).returncode == 0
+    kernel = (tmp_path / "b" / "kernel.cu").read_text()
+    assert "head_sum_kept" in kernel and "atomic" not in kernel
+    mod = ch.load_cpu_extension("solbench_column_sum_inner", [str(tmp_path / "b" / "kernel.cu")],
+                                str(tmp_path / "build"))
+    torch.manual_seed(3)
+    x = torch.randn(37, 5, 24)
+    runs = []
+    for _ in range(2):
+        y, head_sum = torch.empty_like(x), torch.full((5, 24), float("nan"))
+        mod.run(x, y, head_sum)
+        runs.append(head_sum)
+    assert torch.equal(runs[0], runs[1])
+    assert torch.equal(y, 2 * x)
+    assert torch.allclose(runs[0].double(), x.double().sum(0), atol=1e-5, rtol=1e-6)

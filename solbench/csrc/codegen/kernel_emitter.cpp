@@ -431,6 +431,7 @@ class Emitter {
     ElementFn element_fn(size_t output);
     std::vector<ElementFn> column_sums_;
     std::pair<std::string, std::vector<std::string>> column_sum_code();
+    std::string kept_row(const std::vector<int>& kept);
 };
 
 std::optional<EmitError> Emitter::check_supported() {
@@ -1321,6 +1322,32 @@ std::string Emitter::zero_sums() const {
 // Column reductions (r2 §8): templates/column_sum.mustache's kernels, and their launches.
 // Summed over every row: partial sums over chunks of rows, then the chunks in order.
 // With kept rows: one thread per output element sums its rows in order.
+// The row a `_kept` thread adds at step j (column_sum.mustache): its kept rows'
+// coordinates from `kept_index`, the others' from j, each in the rows' order.
+std::string Emitter::kept_row(const std::vector<int>& kept) {
+    const int n = static_cast<int>(ir_.row_axes.size());
+    bool leading = true;
+    for (size_t k = 0; k < kept.size(); ++k)
+        leading = leading && kept[k] == static_cast<int>(k);
+    if (leading) return "kept_index * inner + j"; // the kept rows lead: consecutive rows
+    auto is_kept = [&](int p) { return std::find(kept.begin(), kept.end(), p) != kept.end(); };
+    auto size = [&](int p) { return kernel_axis(ir_.row_axes[static_cast<size_t>(p)]); };
+    // The coordinate along p of a mixed-radix index over the positions of one kind.
+    auto coordinate = [&](int p, const std::string& index) {
+        std::vector<std::string> later;
+        for (int q = p + 1; q < n; ++q)
+            if (is_kept(q) == is_kept(p)) later.push_back(size(q));
+        std::string at = later.empty() ? index : index + " / (" + join(later, " * ") + ")";
+        return "(" + at + ") % " + size(p);
+    };
+    std::string row;
+    for (int p = 0; p < n; ++p) {
+        std::string coord = coordinate(p, is_kept(p) ? "kept_index" : "j");
+        row = row.empty() ? coord : "(" + row + ") * " + size(p) + " + " + coord;
+    }
+    return row;
+}
+
 std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
     if (column_sums_.empty()) return {};
     for (int axis : ir_.row_axes) // the kept counts below read the row axes
@@ -1363,6 +1390,7 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
                         {"cols", "(" + kernel_dim(row_dim()) + ")"},
                         {"row_pointers", string_list(pointers)},
                         {"args", all_args},
+                        {"row_of", all_rows ? std::string() : kept_row(out.row_subset)},
                         {"over_all_rows", all_rows}});
         const std::string out_ptr = "static_cast<" + type + "*>(" + s.name + ".data_ptr())";
         if (all_rows) {

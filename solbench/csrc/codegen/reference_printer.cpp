@@ -6,6 +6,7 @@
 #include "codegen/expr_printer.h"
 #include "ir/builtins.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -156,9 +157,7 @@ class ReferencePrinter {
                 if (!covers_rows(value) || !column_dependent(value))
                     shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
                              row_sizes() + ", " + dim(t.shape.back()) + ")";
-                shaped = as_operand(shaped) + ".float().sum(dim=tuple(range(" +
-                         std::to_string(t.row_subset.size()) + ", " +
-                         std::to_string(op_.row_axes.size()) + ")))";
+                shaped = as_operand(shaped) + ".float().sum(dim=" + summed_dims(t) + ")";
             } else if (!covers_rows(value) || !column_dependent(value)) {
                 shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
                          shape_of(t) + ")";
@@ -242,6 +241,18 @@ class ReferencePrinter {
         for (const auto& t : op_.inputs)
             if (t.role != Role::Scalar && t.role != Role::Unread) return t.name + ".device";
         return "(\"cuda\" if torch.cuda.is_available() else \"cpu\")";
+    }
+
+    // The row dimensions a column sum adds over: those it does not keep.
+    std::string summed_dims(const ir::Tensor& t) const {
+        std::vector<std::string> dims;
+        for (int p = 0; p < static_cast<int>(op_.row_axes.size()); ++p)
+            if (std::find(t.row_subset.begin(), t.row_subset.end(), p) == t.row_subset.end())
+                dims.push_back(std::to_string(p));
+        std::string text;
+        for (const std::string& d : dims)
+            text += (text.empty() ? "" : ", ") + d;
+        return "(" + text + (dims.size() == 1 ? ",)" : ")");
     }
 
     std::string row_sizes() const {

@@ -63,7 +63,8 @@ class Evaluator {
                 const Tensor& t = op_.outputs[i];
                 if (t.role == Role::ColumnSum) { // summed over the rows, rounded at the end
                     const int64_t cols = dim(column_dim(t));
-                    const int64_t at = r / (rows / kept_count(t)) * cols; // kept rows lead
+                    // The row of sums of its kept rows' coordinates (none: the only one).
+                    const int64_t at = is_broadcast(t) ? row_start(t, r) * cols : 0;
                     for (int64_t c = 0; c < cols; ++c)
                         out[i][static_cast<size_t>(at + c)] += eval(op_.values[i], r, c);
                 } else if (t.role == Role::PerRow) {

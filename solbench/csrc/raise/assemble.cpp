@@ -82,16 +82,56 @@ ir::OpIR Raiser::assemble() {
     // they first appear (r2 §8: queries and keys over different head counts).
     std::vector<std::vector<int>> row_sets;
     std::vector<int> set_of(outs.size());
-    for (size_t i = 0; i < outs.size(); ++i) {
+    auto roots_of = [&](const OutputSpec& o) {
         std::vector<int> mine;
-        for (int id : outs[i].content.row_loops)
+        for (int id : o.content.row_loops)
             mine.push_back(resolve_axis(*all_loops_[static_cast<size_t>(id)].axis).first);
-        auto it = std::find(row_sets.begin(), row_sets.end(), mine);
+        return mine;
+    };
+    auto join_set = [&](const std::vector<int>& roots) {
+        auto it = std::find(row_sets.begin(), row_sets.end(), roots);
         if (it == row_sets.end()) {
-            row_sets.push_back(mine);
+            row_sets.push_back(roots);
             it = row_sets.end() - 1;
         }
-        set_of[i] = static_cast<int>(it - row_sets.begin());
+        return static_cast<int>(it - row_sets.begin());
+    };
+    for (size_t i = 0; i < outs.size(); ++i)
+        if (!outs[i].content.column_sum) set_of[i] = join_set(roots_of(outs[i]));
+    // A column sum whose loops visit a set's rows in another order (the kept heads
+    // outside, the summed sequence inside) sums over that set's rows: its kept axes
+    // are some positions of the set, in the set's order (r2 §8: an output indexed by
+    // a subset of the row axes and the columns).
+    std::vector<std::vector<int>> kept_at(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+        if (!outs[i].content.column_sum) continue;
+        const std::vector<int> mine = roots_of(outs[i]);
+        const size_t kept = outs[i].content.kept_rows;
+        for (size_t k = 0; k < kept; ++k)
+            kept_at[i].push_back(static_cast<int>(k));
+        auto permuted = std::find_if(row_sets.begin(), row_sets.end(), [&](const auto& set) {
+            return set != mine &&
+                   std::is_permutation(set.begin(), set.end(), mine.begin(), mine.end());
+        });
+        if (std::find(row_sets.begin(), row_sets.end(), mine) != row_sets.end() ||
+            permuted == row_sets.end()) {
+            set_of[i] = join_set(mine);
+            continue;
+        }
+        if (ir::any_node(outs[i].content.value,
+                         [](const ir::Node& n) { return n.op == ir::Op::Row; }))
+            refuse(outs[i].content.pos, Rule::OutputShape,
+                   "a column sum that visits the rows in another order than the outputs beside "
+                   "it uses a row counter as a value; loop over the rows in their order");
+        kept_at[i].clear();
+        for (size_t k = 0; k < kept; ++k)
+            kept_at[i].push_back(static_cast<int>(
+                std::find(permuted->begin(), permuted->end(), mine[k]) - permuted->begin()));
+        if (!std::is_sorted(kept_at[i].begin(), kept_at[i].end()))
+            refuse(outs[i].content.pos, Rule::OutputShape,
+                   "a column sum keeps row axes in another order than the rows run (a "
+                   "transposed output); keep them in the rows' order");
+        set_of[i] = static_cast<int>(permuted - row_sets.begin());
     }
 
     // Dense axis numbering: row axes, then the column axis, then the rest.
@@ -207,8 +247,7 @@ ir::OpIR Raiser::assemble() {
         x.role = o.content.column_sum ? ir::Role::ColumnSum
                  : o.content.col_loop ? ir::Role::Rows
                                       : ir::Role::PerRow;
-        for (size_t k = 0; k < o.content.kept_rows; ++k) // a column sum's kept rows
-            x.row_subset.push_back(static_cast<int>(k));
+        x.row_subset = kept_at[i]; // a column sum's kept rows
         x.row_set = set_of[i];
         op.outputs.push_back(x);
         op.values.push_back(values[i]);

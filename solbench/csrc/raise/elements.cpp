@@ -30,6 +30,12 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
     std::vector<int> rows = current_row_loops();
     const std::string& name = t.param->name;
     size_t next = 0; // the first row loop the next dimension may follow
+    // Inside a column sum's nest the kept rows' loops run outside the summed ones,
+    // whatever their order in the tensors (per head, summed over the sequence): a
+    // read may follow the loops in any order, each loop once; assemble() then
+    // sums over the rows of the outputs beside it.
+    const bool any_order = column_sum_.has_value();
+    std::set<int> used;
     for (size_t j = 0; j < n_lead; ++j) {
         const Poly& idx = index0[j];
         for (const auto& [mono, coef] : idx.terms())
@@ -43,10 +49,11 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
                                "): a reduction over an axis that is not the last");
         if (is_unit_index(t, j, idx)) continue;
         auto at = idx.single_atom();
-        auto loop = at && at->kind == Atom::Loop
-                        ? std::find(rows.begin() + static_cast<long>(std::min(next, rows.size())),
-                                    rows.end(), at->id)
+        const size_t from = any_order ? 0 : std::min(next, rows.size());
+        auto loop = at && at->kind == Atom::Loop && !(any_order && used.count(at->id))
+                        ? std::find(rows.begin() + static_cast<long>(from), rows.end(), at->id)
                         : rows.end();
+        if (loop != rows.end()) used.insert(at->id);
         if (loop == rows.end()) {
             if (!taint)
                 taint = refusal(pos, Rule::CrossRow,
