@@ -277,46 +277,18 @@ std::string describe_op(const ir::OpIR& op, const ir::Tensor& t) {
     return s + "]";
 }
 
-// Rebuilds an expression with input indices remapped (node sharing kept).
+// Rebuilds an expression with input indices remapped: each node copied whole (every
+// field as it was), its arguments and its input index replaced; nodes shared within
+// and across the outputs stay shared (memo).
 ir::Expr remap(const ir::Expr& e, const std::vector<int>& new_index,
                std::map<const ir::Node*, ir::Expr>& memo) {
     if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
-    std::vector<ir::Expr> args;
-    for (const auto& a : e->args)
-        args.push_back(remap(a, new_index, memo));
-    ir::Expr out;
-    switch (e->op) {
-    case ir::Op::Const:
-        out = ir::constant(e->value);
-        break;
-    case ir::Op::Scalar:
-        out = ir::scalar(new_index[e->index]);
-        break;
-    case ir::Op::AxisSize:
-        out = ir::axis_size(e->index);
-        break;
-    case ir::Op::Load:
-        out = e->fixed_column ? ir::load_fixed(new_index[e->index], *e->fixed_column)
-                              : ir::load(new_index[e->index], e->col_offset, e->col_wrap);
-        break;
-    case ir::Op::Column:
-    case ir::Op::Row:
-        out = e;
-        break;
-    case ir::Op::Reduce:
-        out = ir::reduce(e->reduce_kind, args[0], e->extent);
-        break;
-    case ir::Op::Select:
-        out = ir::select(args[0], args[1], args[2]);
-        break;
-    case ir::Op::Cast:
-        out = ir::cast(e->dtype, args[0]);
-        break;
-    default:
-        out = args.size() == 1 ? ir::unary(e->op, args[0]) : ir::binary(e->op, args[0], args[1]);
-    }
-    memo[e.get()] = out;
-    return out;
+    ir::Node n = *e;
+    for (auto& a : n.args)
+        a = remap(a, new_index, memo);
+    if (n.op == ir::Op::Scalar || n.op == ir::Op::Load)
+        n.index = new_index[static_cast<size_t>(n.index)];
+    return memo[e.get()] = std::make_shared<const ir::Node>(std::move(n));
 }
 
 class Binder {
