@@ -160,3 +160,28 @@ def test_a_sum_that_keeps_an_inner_axis(tmp_path: Path) -> None:
     assert torch.equal(runs[0], runs[1])
     assert torch.equal(y, 2 * x)
     assert torch.allclose(runs[0].double(), x.double().sum(0), atol=1e-5, rtol=1e-6)
+
+
+def test_a_sum_spelled_otherwise_runs_like_the_plain_one(tmp_path: Path) -> None:
+    """The accumulator reset per column, the rows read last first, While loops that count
+    and the total stored as `total * 1.0` or `-(-total)` in two branches: the same column
+    sum as the plain form, forwards in the kernel, the same bits on two runs."""
+    op = ROOT / "tests" / "ops" / "accept" / "column_sum_spelled_otherwise.lg"
+    p = solgen("explain", str(op))
+    assert p.returncode == 0, p.stderr
+    assert "sums[c] = sum over rows r of x[r, c]" in p.stdout, p.stdout
+    assert solgen(str(op), "--out", str(tmp_path / "b")).returncode == 0
+    kernel = (tmp_path / "b" / "kernel.cu").read_text()
+    assert "sums_partial" in kernel and "atomic" not in kernel
+    mod = ch.load_cpu_extension("solbench_column_sum_spelled", [str(tmp_path / "b" / "kernel.cu")],
+                                str(tmp_path / "build"))
+    torch.manual_seed(5)
+    x = torch.randn(301, 40)
+    runs = []
+    for _ in range(2):
+        y, sums = torch.empty_like(x), torch.full((40,), float("nan"))
+        mod.run(x, y, sums)
+        runs.append(sums)
+    assert torch.equal(runs[0], runs[1])
+    assert torch.equal(y, 2 * x)
+    assert torch.allclose(runs[0].double(), x.double().sum(0), atol=1e-5, rtol=1e-6)

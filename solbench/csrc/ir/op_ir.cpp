@@ -131,6 +131,7 @@ Expr binary(Op op, Expr a, Expr b) {
 }
 
 Expr select(Expr c, Expr a, Expr b) {
+    if (a.get() == b.get()) return a; // both branches give the same node
     // select(a != 0, a, 0) is a (what a guard `If v is not equal to 0.0` keeps of v).
     if (c->op == Op::Ne && is_const(b, 0) && is_const(c->args[1], 0) && same(c->args[0], a))
         return a;

@@ -21,6 +21,35 @@ bool Raiser::is_unit_index(const TensorParam& t, size_t j, const Poly& index0) c
            index0.constant_value() == 0;
 }
 
+// Inside a column sum's nest, the loop a leading index reads along: its counter
+// (`at`), or, for a summed loop, the counter reversed (`item (n + 1 - s) of x`,
+// 0-based `n - 1 - s`: the same rows summed). A summed loop is read one way only.
+std::optional<Atom> Raiser::summed_row_read(std::optional<Atom> at, const Poly& idx,
+                                            SourcePos pos) {
+    ColumnSum& sum = *column_sum_;
+    for (size_t i = sum.kept; i < sum.row_loops.size(); ++i) {
+        const int id = sum.row_loops[i];
+        const Atom loop{Atom::Loop, id};
+        const Poly& extent = all_loops_[static_cast<size_t>(id)].extent;
+        const bool forward = at && *at == loop;
+        const bool reverse =
+            !at && canon(idx) == canon(extent - Poly::constant(1) - Poly::atom(loop));
+        if (!forward && !reverse) continue;
+        auto [it, first] = sum.reversed.emplace(id, reverse);
+        if (!first && it->second != reverse) {
+            // The nest raised as a column sum up to here: the refusal is its own.
+            sum.reached_update = true;
+            refuse(pos, Rule::LoopForm,
+                   "the rows of the loop on line " +
+                       std::to_string(all_loops_[static_cast<size_t>(id)].pos.line) +
+                       " are read both forwards and in reverse: a column sum reads each "
+                       "summed row one way");
+        }
+        return loop;
+    }
+    return at;
+}
+
 // The leading indices of an element access: each is the counter of a row
 // loop (loops in the order of the tensor's dimensions; a tensor may follow
 // only some of them, broadcast over the others), or 0 on a kept axis of 1.
@@ -49,6 +78,7 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
                                "): a reduction over an axis that is not the last");
         if (is_unit_index(t, j, idx)) continue;
         auto at = idx.single_atom();
+        if (any_order) at = summed_row_read(at, idx, pos);
         const size_t from = any_order ? 0 : std::min(next, rows.size());
         auto loop = at && at->kind == Atom::Loop && !(any_order && used.count(at->id))
                         ? std::find(rows.begin() + static_cast<long>(from), rows.end(), at->id)

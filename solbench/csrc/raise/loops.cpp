@@ -3,6 +3,8 @@
 // carried variables are then matched against the reduction forms.
 #include "raise/raiser.h"
 
+#include "ir/walk.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -504,22 +506,146 @@ void Raiser::run_column_sum_body(const LoopSpec& innermost_rows) {
     sum.in_column = false;
 }
 
+namespace {
+
+// A store that ends a column sum's nest, with the statements of its branch before it.
+struct ColumnStore {
+    std::vector<const ast::Stmt*> before;
+    const ast::SetItem* store = nullptr;
+};
+
+// The stores that end a column sum's nest: one `Set item c of out to v.`, or an If with
+// an Otherwise whose every branch ends in such a store (after Lets of its own). None:
+// the statement is something else. Each must store the accumulator (stores_the_total),
+// so the same is stored whichever branch runs.
+std::vector<ColumnStore> column_stores(const ast::Stmt& s) {
+    if (const auto* store = std::get_if<ast::SetItem>(&s.node)) return {{{}, store}};
+    const auto* cond = std::get_if<ast::If>(&s.node);
+    if (!cond || !cond->otherwise) return {};
+    std::vector<ColumnStore> stores;
+    auto add = [&](const ast::Block& b) {
+        if (b.empty()) return false;
+        std::vector<ColumnStore> more = column_stores(b.back());
+        for (ColumnStore& m : more) {
+            std::vector<const ast::Stmt*> before;
+            for (size_t i = 0; i + 1 < b.size(); ++i)
+                before.push_back(&b[i]);
+            m.before.insert(m.before.begin(), before.begin(), before.end());
+            stores.push_back(std::move(m));
+        }
+        return !more.empty();
+    };
+    for (const ast::IfBranch& br : cond->branches)
+        if (!add(br.body)) return {};
+    if (!add(*cond->otherwise)) return {};
+    return stores;
+}
+
+// Lets, Sets and Ifs of them: the statements that may compute a column sum's stored
+// value after its nest (no loop, store or push, whose effects would outlive a column).
+bool plain_statement(const ast::Stmt& s) {
+    if (std::holds_alternative<ast::Let>(s.node) || std::holds_alternative<ast::SetVar>(s.node))
+        return true;
+    const auto* cond = std::get_if<ast::If>(&s.node);
+    if (!cond) return false;
+    auto plain = [](const ast::Block& b) {
+        return std::all_of(b.begin(), b.end(), plain_statement);
+    };
+    return std::all_of(cond->branches.begin(), cond->branches.end(),
+                       [&](const ast::IfBranch& br) { return plain(br.body); }) &&
+           (!cond->otherwise || plain(*cond->otherwise));
+}
+
+} // namespace
+
+// The value a column sum's nest ends by storing is the accumulator itself, however it is
+// spelled (`total`, `total * 1.0`, `-(-total)`, through temporaries, selects and Ifs):
+// with the accumulator bound to a leaf of its own, the statements after the nest (`tail`),
+// then those of the store's branch, raise and the IR's folding gives back that very
+// node. Nothing they set outlives the check (a scope of their own; the caller restores
+// the raiser's state when the column sum does not apply).
+bool Raiser::stores_the_total(const std::vector<const ast::Stmt*>& tail,
+                              const std::vector<const ast::Stmt*>& before, const ast::Expr& value,
+                              const std::string& total) {
+    std::map<std::string, SourcePos> assigned;
+    for (const auto* list : {&tail, &before})
+        for (const ast::Stmt* st : *list) {
+            if (!plain_statement(*st)) return false;
+            assigned_names_of(*st, assigned);
+        }
+    const ir::Expr leaf = ir::scalar(-1); // no input has index -1: a node of its own
+    const size_t depth = scopes_.size();
+    scopes_.emplace_back();
+    declare(total, NumVal{leaf, std::nullopt}, false);
+    bool same = false;
+    try {
+        for (const auto* list : {&tail, &before})
+            for (const ast::Stmt* st : *list)
+                exec(*st);
+        const Value v = eval(value);
+        const auto* n = std::get_if<NumVal>(&v);
+        same = n && !n->taint && n->e.get() == leaf.get();
+        // What they set must be their own: a variable from before the loops, set once
+        // here, would be set once per column.
+        for (const auto& [name, pos] : assigned)
+            if (!scopes_.back().count(name)) same = false;
+    } catch (const Refused&) {
+    }
+    scopes_.resize(depth);
+    return same;
+}
+
 bool Raiser::try_column_sum(const LoopSpec& spec) {
-    if (spec.var.empty() || spec.over || spec.over_local || spec.body_end != 3) return false;
+    if (spec.over || spec.over_local || spec.body_end < 3) return false;
+    // The column counter: the loop's own, or a While's (`While c is at most n:`).
+    const std::string& counter = spec.var.empty() ? spec.counter : spec.var;
+    if (counter.empty()) return false;
     const ast::Block& body = *spec.body;
+    const size_t last = spec.body_end - 1; // the store
+    // Between the accumulator and the store: the loops over the rows, after the Int
+    // counters a While nest declares first (`Let mutable s be 1.`).
+    auto is_loop = [](const ast::Stmt& st) {
+        return std::holds_alternative<ast::ForRange>(st.node) ||
+               std::holds_alternative<ast::ForEach>(st.node) ||
+               std::holds_alternative<ast::While>(st.node);
+    };
+    auto is_counter = [](const ast::Stmt& st) {
+        const auto* l = std::get_if<ast::Let>(&st.node);
+        return l && l->is_mutable && std::holds_alternative<ast::NumberLit>(l->value->node);
+    };
+    // The nest: the first loop, after Int counters; the statements after it (`tail`)
+    // compute the value stored.
+    size_t nest_at = 1;
+    while (nest_at < last && !is_loop(body[nest_at])) {
+        if (!is_counter(body[nest_at])) return false;
+        ++nest_at;
+    }
+    if (nest_at >= last) return false;
+    std::vector<const ast::Stmt*> tail;
+    for (size_t i = nest_at + 1; i < last; ++i)
+        tail.push_back(&body[i]);
+    // The accumulator: declared here (`Let mutable total be 0.`), or declared before the
+    // loops and reset here (`Set total to 0.`), the column's own either way.
     const auto* let = std::get_if<ast::Let>(&body[0].node);
-    const bool nest = std::holds_alternative<ast::ForRange>(body[1].node) ||
-                      std::holds_alternative<ast::ForEach>(body[1].node);
-    const auto* store = std::get_if<ast::SetItem>(&body[2].node);
-    if (!let || !let->is_mutable || !nest || !store) return false;
+    const auto* reset = std::get_if<ast::SetVar>(&body[0].node);
+    const ast::Stmt& nest_stmt = body[nest_at];
+    const std::vector<ColumnStore> stores = column_stores(body[last]);
+    if ((!let || !let->is_mutable) && !reset) return false;
+    if (stores.empty()) return false;
+    const ast::SetItem* store = stores.front().store;
+    const std::string& total = let ? let->name : reset->name;
+    Binding* outer = reset ? lookup(total) : nullptr;
+    if (reset && (!outer || !outer->is_mutable || !std::holds_alternative<NumVal>(outer->value)))
+        return false;
     auto names = [](const ast::Expr& e, const std::string& name) {
         const auto* ref = std::get_if<ast::NameRef>(&e.node);
         return ref && ref->name == name;
     };
-    if (!names(*store->index, spec.var) || !names(*store->value, let->name)) return false;
+    for (const ColumnStore& st : stores)
+        if (!names(*st.store->index, counter)) return false;
     // The accumulator starts at a literal 0 (evaluating anything else here could read the
     // column counter before its loop runs).
-    const auto* zero = std::get_if<ast::NumberLit>(&let->value->node);
+    const auto* zero = std::get_if<ast::NumberLit>(&(let ? let->value : reset->value)->node);
     if (!zero || zero->value != 0) return false;
     Value target = eval(*store->seq);
     const auto* view = std::get_if<ViewVal>(&target);
@@ -528,6 +654,13 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
     // indexed by their counters, in order, and the loops inside sum over the others.
     const size_t kept = loop_stack_.size();
     if (!view || view->prefix.size() != kept) return false;
+    for (const ColumnStore& st : stores) { // each branch stores at the same place
+        Value other = eval(*st.store->seq);
+        const auto* v = std::get_if<ViewVal>(&other);
+        if (!v || v->tensor != view->tensor || v->prefix.size() != kept) return false;
+        for (size_t i = 0; i < kept; ++i)
+            if (!(canon(v->prefix[i]) == canon(view->prefix[i]))) return false;
+    }
     for (size_t i = 0; i < kept; ++i)
         if (!(canon(view->prefix[i]) == Poly::atom({Atom::Loop, loop_stack_[i]}))) return false;
     TensorParam& out = tensors_[static_cast<size_t>(view->tensor)];
@@ -542,12 +675,17 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
         column_sum_.reset();
         return false;
     };
-    column_sum_ = ColumnSum{spec, let->name, false, false, std::nullopt, {}, -1};
+    for (const ColumnStore& st : stores)
+        if (!stores_the_total(tail, st.before, *st.store->value, total)) return restore();
+    column_sum_ = ColumnSum{spec, total, false, false, std::nullopt, {}, -1, kept, {}};
     try {
-        exec(body[1]);
+        scopes_.emplace_back(); // the nest's counters
+        for (size_t i = 1; i <= nest_at; ++i)
+            exec(body[i]);
+        scopes_.pop_back();
         if (!column_sum_->element)
-            refuse(body[1].pos, Rule::CrossRow,
-                   "the loops over the rows never add to '" + let->name +
+            refuse(nest_stmt.pos, Rule::CrossRow,
+                   "the loops over the rows never add to '" + total +
                        "': a column reduction sums an element of every row");
     } catch (const Refused&) {
         if (column_sum_->reached_update) throw;
@@ -558,24 +696,42 @@ bool Raiser::try_column_sum(const LoopSpec& spec) {
     for (size_t i = kept; i < column_sum_->row_loops.size(); ++i)
         if (!is_row_dimension(*all_loops_[static_cast<size_t>(column_sum_->row_loops[i])].axis))
             return restore();
+    // A summed loop read in reverse adds the same rows; its counter as a value would not
+    // follow the reads (the element's row index is the forward one).
+    const bool any_reversed =
+        std::any_of(column_sum_->reversed.begin(), column_sum_->reversed.end(),
+                    [](const auto& entry) { return entry.second; });
+    if (any_reversed &&
+        ir::any_node(*column_sum_->element, [](const ir::Node& n) { return n.op == ir::Op::Row; }))
+        refuse(nest_stmt.pos, Rule::LoopForm,
+               "a column sum that reads its rows in reverse and uses a row counter as a value");
     if (out.stored)
-        refuse(body[2].pos, Rule::StorePattern,
+        refuse(body[last].pos, Rule::StorePattern,
                "a second store to '" + out.param->name + "'; write each output once");
     Content c;
     c.row_loops = column_sum_->row_loops;
     c.col_loop = column_sum_->col_loop;
     c.value = *column_sum_->element;
-    c.pos = body[2].pos;
+    c.pos = body[last].pos;
     c.column_sum = true;
     c.kept_rows = kept;
     for (size_t i = 0; i < kept; ++i)
         unify_dim(out.dims[i],
                   Poly::atom({Atom::Axis, *all_loops_[static_cast<size_t>(loop_stack_[i])].axis}),
-                  body[2].pos);
+                  body[last].pos);
     unify_dim(out.dims[kept], all_loops_[static_cast<size_t>(column_sum_->col_loop)].extent,
-              body[2].pos);
+              body[last].pos);
     out.stored = c;
     column_sum_.reset();
+    // After the loops a reset accumulator holds the last column's sum, which no
+    // row-parallel op can use.
+    if (reset)
+        if (Binding* b = lookup(total))
+            b->value = NumVal{ir::constant(0.0),
+                              refusal(body[0].pos, Rule::CrossRow,
+                                      "'" + total +
+                                          "' is read after the loop over columns, where it "
+                                          "holds the last column's sum")};
     return true;
 }
 

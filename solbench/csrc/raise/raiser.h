@@ -193,8 +193,16 @@ class Raiser {
         std::optional<ir::Expr> element;
         std::vector<int> row_loops;
         int col_loop = -1;
+        size_t kept = 0; // row_loops[0, kept) are the output's kept rows, the rest summed
+        // The summed loops whose rows the reads visit last first (`item (n + 1 - s) of
+        // x`: the same sum), false for those read forwards; a loop is read one way.
+        std::map<int, bool> reversed;
     };
     bool try_column_sum(const LoopSpec& spec);
+    std::optional<Atom> summed_row_read(std::optional<Atom> at, const Poly& idx, SourcePos pos);
+    bool stores_the_total(const std::vector<const ast::Stmt*>& tail,
+                          const std::vector<const ast::Stmt*>& before, const ast::Expr& value,
+                          const std::string& total);
     // Everything a raise changes, saved before a speculative one (a column reduction)
     // and put back when it does not apply. A new member of the raiser's state goes here.
     struct Snapshot {
