@@ -2,6 +2,7 @@
 #include "codegen/kernel_emitter.h"
 
 #include "codegen/expr_printer.h"
+#include "codegen/launch_plan.h"
 #include "codegen/templater.h"
 #include "ir/walk.h"
 #include "version.h"
@@ -49,13 +50,6 @@ std::optional<std::string> cuda_type(DType t) {
 }
 
 namespace {
-
-constexpr int kBlockThreads = 256;
-constexpr int kWarpThreads = 32;
-constexpr int kHalfWarpThreads = 16;   // a row of at most 16 vectors: half a warp
-constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
-constexpr int kShortRowChunks = 2;     // the cached rung below a variant's full one
-constexpr int kCacheFloats = 32;       // register budget per thread for cached rows (more spills)
 
 const char* scalar_type_enum(DType t) {
     switch (t) {
@@ -405,6 +399,7 @@ class Emitter {
     std::string run_signature() const;
     std::vector<std::string> kernel_params(bool with_types);
     std::vector<std::string> vector_conditions();
+    std::vector<std::string> ladder_lines(const RowLaunchPlan& plan, const std::string& cols);
 
     const OpDescription& op_;
     const ir::OpIR& ir_;
@@ -788,77 +783,48 @@ json Emitter::row_context() {
     ctx["block_reduce"] = !reductions.empty();
     ctx["row_pointers"] = string_list(row_pointer_lines(true));
 
-    // Launch variants. Cached variants hold kChunks * kVec floats per cached
-    // input in registers, within kCacheFloats.
-    const int vec = vector_width();
-    const int n_cached = static_cast<int>(cached.size());
-    const int max_chunks = n_cached ? kCacheFloats / (vec * n_cached) : 0;
-    const int64_t warp_chunks = std::min<int64_t>(
-        (kWarpMaxCols + kWarpThreads * vec - 1) / (kWarpThreads * vec), max_chunks);
-    const int64_t warp_cols = n_cached ? warp_chunks * kWarpThreads * vec : kWarpMaxCols;
-    const int64_t block_cols = static_cast<int64_t>(max_chunks) * kBlockThreads * vec;
-    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(vec)}});
-
-    std::vector<std::string> args = kernel_params(false);
-    std::string call_args = "rows, stream.stream(), " + join(args, ", ");
-    auto launch = [&](const std::string& threads, int v, int64_t chunks) {
-        return "launch_rows<" + threads + ", " + (v == 1 ? "1" : "kVectorWidth") + ", " +
-               std::to_string(chunks) + ">(" + call_args + ");";
-    };
-    std::vector<std::string> conditions = vector_conditions();
-    std::vector<std::string> lines;
-    lines.push_back("const bool vectorized = " + join(conditions, " && ") + ";");
-    lines.push_back("cudaError_t status = cudaSuccess;");
+    // Launch variants: the plan (launch_plan.h), rendered as the host's ladder.
     const int col_axis = ir_.column_axis;
-    // Rows of at most 16 vectors (128 bf16 or 64 fp32 columns) would leave half
-    // of a warp idle: half a warp takes each, two rows a warp.
-    const int64_t half_cols = static_cast<int64_t>(kHalfWarpThreads) * vec;
-    const std::string half = std::to_string(kHalfWarpThreads);
-    if (is_const(col_axis)) {
-        // The row length is known: pick the variant now.
-        const int64_t cols = *ir_.axes[col_axis].value;
-        std::string chosen;
-        if (cols <= half_cols)
-            chosen = launch(half, vec, n_cached ? 1 : 0);
-        else if (cols <= warp_cols)
-            chosen = launch("kWarpSize", vec,
-                            n_cached ? (cols + kWarpThreads * vec - 1) / (kWarpThreads * vec) : 0);
-        else if (n_cached && cols <= block_cols)
-            chosen = launch("kBlockThreads", vec,
-                            (cols + kBlockThreads * vec - 1) / (kBlockThreads * vec));
-        else
-            chosen = launch("kBlockThreads", vec, 0);
-        lines.push_back("if (vectorized) {");
-        lines.push_back("    status = " + chosen);
-        lines.push_back("} else {");
-        lines.push_back("    status = " + launch("kBlockThreads", 1, 0));
-        lines.push_back("}");
-    } else {
-        std::string cols = host_axis(col_axis);
-        lines.push_back("if (vectorized && " + cols + " <= " + std::to_string(half_cols) + ") {");
-        lines.push_back("    status = " + launch(half, vec, n_cached ? 1 : 0));
-        // A cached variant's registers (and so its occupancy) are sized for its
-        // longest row; its shortest rows fill few of its chunks. A 2-chunk rung
-        // below each full one keeps the bytes in flight up on those rows.
-        auto branch = [&](int64_t max_cols, const std::string& threads, int64_t chunks) {
-            lines.push_back("} else if (vectorized && " + cols + " <= " + std::to_string(max_cols) +
-                            ") {");
-            lines.push_back("    status = " + launch(threads, vec, chunks));
-        };
-        if (n_cached && warp_chunks > kShortRowChunks)
-            branch(kShortRowChunks * kWarpThreads * vec, "kWarpSize", kShortRowChunks);
-        branch(warp_cols, "kWarpSize", n_cached ? warp_chunks : 0);
-        if (n_cached && max_chunks > kShortRowChunks)
-            branch(kShortRowChunks * kBlockThreads * vec, "kBlockThreads", kShortRowChunks);
-        if (n_cached && max_chunks > 0) branch(block_cols, "kBlockThreads", max_chunks);
-        lines.push_back("} else if (vectorized) {");
-        lines.push_back("    status = " + launch("kBlockThreads", vec, 0));
-        lines.push_back("} else {");
-        lines.push_back("    status = " + launch("kBlockThreads", 1, 0));
-        lines.push_back("}");
-    }
+    const RowLaunchPlan plan =
+        plan_row_launch(vector_width(), static_cast<int>(cached.size()),
+                        is_const(col_axis) ? ir_.axes[col_axis].value : std::nullopt);
+    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
+    std::vector<std::string> lines;
+    lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
+    lines.push_back("cudaError_t status = cudaSuccess;");
+    for (std::string& l : ladder_lines(plan, host_axis(col_axis)))
+        lines.push_back(std::move(l));
     ctx["launch_lines"] = string_list(lines);
     return ctx;
+}
+
+// The host's if/else over a row launch plan: `status = launch_rows<...>(...)` for the
+// first variant whose row length fits, `cols` the row length on the host.
+std::vector<std::string> Emitter::ladder_lines(const RowLaunchPlan& plan, const std::string& cols) {
+    const std::string call_args = "rows, stream.stream(), " + join(kernel_params(false), ", ");
+    auto launch = [&](const RowVariant& v) {
+        const std::string threads = v.threads == kHalfWarpThreads ? std::to_string(kHalfWarpThreads)
+                                    : v.threads == kWarpThreads   ? "kWarpSize"
+                                                                  : "kBlockThreads";
+        const std::string vec = v.vectorized && plan.vector_width != 1 ? "kVectorWidth" : "1";
+        return "    status = launch_rows<" + threads + ", " + vec + ", " +
+               std::to_string(v.chunks) + ">(" + call_args + ");";
+    };
+    std::vector<std::string> lines;
+    for (size_t k = 0; k < plan.ladder.size(); ++k) {
+        const RowVariant& v = plan.ladder[k];
+        std::string test = v.vectorized ? "vectorized" : "";
+        if (v.max_cols) test += " && " + cols + " <= " + std::to_string(*v.max_cols);
+        if (k == 0)
+            lines.push_back("if (" + test + ") {");
+        else if (test.empty())
+            lines.push_back("} else {");
+        else
+            lines.push_back("} else if (" + test + ") {");
+        lines.push_back(launch(v));
+    }
+    lines.push_back("}");
+    return lines;
 }
 
 // The gated / elementwise context: one device function per output.
@@ -1431,7 +1397,9 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
                          s.function + "_kept, " + join(args, ", ") + ", " + out_ptr + ", " + count);
         }
     }
-    if (chunked) constants_.push_back({{"name", "kSumBlocks"}, {"value", "528"}});
+    if (chunked)
+        constants_.push_back(
+            {{"name", "kSumBlocks"}, {"value", std::to_string(plan_column_sums().target_blocks)}});
     auto text = codegen::render_template("column_sum.mustache", {{"column_sums", sums}});
     if (auto* err = std::get_if<codegen::TemplateError>(&text)) {
         errors_.push_back(err->message);

@@ -1,0 +1,74 @@
+#include "codegen/launch_plan.h"
+
+#include <algorithm>
+
+namespace solbench::codegen {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+} // namespace
+
+RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
+                              std::optional<int64_t> const_cols) {
+    RowLaunchPlan plan;
+    plan.vector_width = vector_width;
+    plan.cached_inputs = cached_inputs;
+    plan.const_cols = const_cols;
+    const int vec = vector_width;
+    // Cached variants hold chunks * vec floats per cached input in registers,
+    // within kCacheFloats; inputs that would not fit one vector each stream.
+    const int max_chunks = cached_inputs > 0 ? kCacheFloats / (vec * cached_inputs) : 0;
+    const bool cached = max_chunks > 0;
+    const int64_t warp_chunks =
+        std::min<int64_t>(ceil_div(kWarpMaxCols, kWarpThreads * vec), max_chunks);
+    const int64_t warp_cols = cached ? warp_chunks * kWarpThreads * vec : kWarpMaxCols;
+    const int64_t block_cols = static_cast<int64_t>(max_chunks) * kBlockThreads * vec;
+    // Rows of at most 16 vectors (128 bf16 or 64 fp32 columns) would leave half of a
+    // warp idle: half a warp takes each, two rows a warp.
+    const int64_t half_cols = static_cast<int64_t>(kHalfWarpThreads) * vec;
+    const RowVariant fallback{kBlockThreads, false, 0, std::nullopt};
+
+    if (const_cols) { // the row length is known: the one variant it takes
+        const int64_t cols = *const_cols;
+        RowVariant chosen{kBlockThreads, true, 0, std::nullopt};
+        if (cols <= half_cols)
+            chosen = {kHalfWarpThreads, true, cached ? 1 : 0, std::nullopt};
+        else if (cols <= warp_cols)
+            chosen = {kWarpThreads, true, cached ? ceil_div(cols, kWarpThreads * vec) : 0,
+                      std::nullopt};
+        else if (cached && cols <= block_cols)
+            chosen = {kBlockThreads, true, ceil_div(cols, kBlockThreads * vec), std::nullopt};
+        plan.ladder = {chosen, fallback};
+        return plan;
+    }
+    std::vector<RowVariant>& l = plan.ladder;
+    // A rung no longer than the one before it is never taken (with narrow vectors a
+    // warp's full rung already holds a block's 2-chunk one): it is left out.
+    auto rung = [&](RowVariant v) {
+        if (!l.empty() && *v.max_cols <= *l.back().max_cols) return;
+        l.push_back(v);
+    };
+    rung({kHalfWarpThreads, true, cached ? 1 : 0, half_cols});
+    // A cached variant's registers (and so its occupancy) are sized for its longest
+    // row; its shortest rows fill few of its chunks. A 2-chunk rung below each full
+    // one keeps the bytes in flight up on those rows.
+    if (cached && warp_chunks > kShortRowChunks)
+        rung({kWarpThreads, true, kShortRowChunks, kShortRowChunks * kWarpThreads * vec});
+    rung({kWarpThreads, true, cached ? warp_chunks : 0, warp_cols});
+    if (cached && max_chunks > kShortRowChunks)
+        rung({kBlockThreads, true, kShortRowChunks, kShortRowChunks * kBlockThreads * vec});
+    if (cached) rung({kBlockThreads, true, max_chunks, block_cols});
+    l.push_back({kBlockThreads, true, 0, std::nullopt});
+    l.push_back(fallback);
+    return plan;
+}
+
+ColumnSumPlan plan_column_sums() {
+    return {};
+}
+
+} // namespace solbench::codegen

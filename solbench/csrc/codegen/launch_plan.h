@@ -1,0 +1,59 @@
+// The launch plan of a row kernel, as data (issue 15: policy as typed data, as
+// Inductor's heuristics are configs): which template instances the host may
+// launch and the rows each takes. The emitter renders the plan into the host's
+// if/else ladder; tests assert on the plan, not on kernel text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace solbench::codegen {
+
+// Threads, per the kernels' own constants (kernel_header.mustache, row_launch.mustache).
+constexpr int kBlockThreads = 256;
+constexpr int kWarpThreads = 32;
+constexpr int kHalfWarpThreads = 16;   // a row of at most 16 vectors: half a warp
+constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
+constexpr int kShortRowChunks = 2;     // the cached rung below a variant's full one
+constexpr int kCacheFloats = 32;       // register budget per thread for cached rows (more spills)
+
+// One instance of the row kernel: launch_rows<threads, vec, chunks>.
+struct RowVariant {
+    int threads = kBlockThreads; // per row: kHalfWarpThreads, kWarpThreads or kBlockThreads
+    bool vectorized = true;      // 16-byte vectors (kVectorWidth columns) or one column
+    int64_t chunks = 0;          // vectors per thread kept in registers; 0: streamed
+    // Taken for rows of at most this many columns (and a vectorizable launch);
+    // nullopt: any row.
+    std::optional<int64_t> max_cols;
+    friend bool operator==(const RowVariant&, const RowVariant&) = default;
+};
+
+struct RowLaunchPlan {
+    int vector_width = 1;              // columns per 16-byte vector
+    int cached_inputs = 0;             // row inputs read by two passes or more
+    std::optional<int64_t> const_cols; // the row length, when it is a constant
+    // Tried in order; the first whose max_cols holds wins. The last is the scalar
+    // fallback (any row, no vectors), taken when a tensor is not 16-byte aligned or
+    // a row not a whole number of vectors. With const_cols the plan holds the one
+    // vector variant that row length takes, then the fallback.
+    std::vector<RowVariant> ladder;
+};
+
+// The plan for rows of `const_cols` columns (or of any length) holding `vector_width`
+// columns per vector, with `cached_inputs` inputs kept in registers when they fit.
+RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
+                              std::optional<int64_t> const_cols);
+
+// Column reductions over every row (r2 §8: grad_weight): partial sums over chunks of
+// rows, one column a thread (kBlockThreads a block), then the chunks added in order (no atomics:
+// the same bits every run). The host sizes the chunks from the shape alone so the partial pass has
+// about target_blocks blocks.
+struct ColumnSumPlan {
+    int target_blocks = 528; // 4 waves of 132 SMs (H100 / H200)
+    friend bool operator==(const ColumnSumPlan&, const ColumnSumPlan&) = default;
+};
+
+ColumnSumPlan plan_column_sums();
+
+} // namespace solbench::codegen

@@ -1,0 +1,100 @@
+// The row kernel's launch plan as data (codegen/launch_plan.h): which variants the host
+// may launch, in order, for the row lengths each takes. The emitter only renders it.
+#include "codegen/launch_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace solbench::codegen {
+namespace {
+
+constexpr int kBf16Vec = 8; // 16-byte vectors of bf16
+constexpr int kF32Vec = 4;
+
+RowVariant streamed(int threads, std::optional<int64_t> max_cols) {
+    return {threads, true, 0, max_cols};
+}
+RowVariant cached(int threads, int64_t chunks, int64_t max_cols) {
+    return {threads, true, chunks, max_cols};
+}
+const RowVariant kFallback{kBlockThreads, false, 0, std::nullopt};
+
+TEST(LaunchPlan, StreamedRowsOfAnyLength) {
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, 0, std::nullopt);
+    const std::vector<RowVariant> want = {
+        streamed(kHalfWarpThreads, 16 * kBf16Vec), // two rows a warp
+        streamed(kWarpThreads, kWarpMaxCols),
+        streamed(kBlockThreads, std::nullopt),
+        kFallback,
+    };
+    EXPECT_EQ(plan.ladder, want);
+}
+
+TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
+    // One cached bf16 input: 32 floats a thread hold 4 vectors.
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, 1, std::nullopt);
+    const std::vector<RowVariant> want = {
+        cached(kHalfWarpThreads, 1, 128),
+        cached(kWarpThreads, 2, 512),
+        cached(kWarpThreads, 4, 1024),
+        cached(kBlockThreads, 2, 4096),
+        cached(kBlockThreads, 4, 8192),
+        streamed(kBlockThreads, std::nullopt),
+        kFallback,
+    };
+    EXPECT_EQ(plan.ladder, want);
+}
+
+TEST(LaunchPlan, AKnownRowLengthTakesOneVariant) {
+    // RMSNorm at 4096 bf16 columns, the row cached: a block, 2 vectors a thread.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, 1, 4096).ladder,
+              (std::vector<RowVariant>{{kBlockThreads, true, 2, std::nullopt}, kFallback}));
+    // 7168 bf16 columns with two cached inputs: 16 floats each, 2 vectors, 4096 columns a
+    // block; the row is longer, so it streams.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, 2, 7168).ladder,
+              (std::vector<RowVariant>{streamed(kBlockThreads, std::nullopt), kFallback}));
+    // 96 fp32 columns: a warp, one vector a thread.
+    EXPECT_EQ(plan_row_launch(kF32Vec, 1, 96).ladder,
+              (std::vector<RowVariant>{{kWarpThreads, true, 1, std::nullopt}, kFallback}));
+    // 64 fp32 columns: half a warp.
+    EXPECT_EQ(plan_row_launch(kF32Vec, 0, 64).ladder,
+              (std::vector<RowVariant>{{kHalfWarpThreads, true, 0, std::nullopt}, kFallback}));
+}
+
+TEST(LaunchPlan, EveryLadderIsOrderedFitsTheRegistersAndEndsInTheFallback) {
+    for (int vec : {1, 2, kF32Vec, kBf16Vec})
+        for (int n_cached : {0, 1, 2, 3, 5})
+            for (std::optional<int64_t> cols :
+                 {std::optional<int64_t>{}, std::optional<int64_t>{1}, std::optional<int64_t>{700},
+                  std::optional<int64_t>{4096}, std::optional<int64_t>{1 << 20}}) {
+                const RowLaunchPlan plan = plan_row_launch(vec, n_cached, cols);
+                SCOPED_TRACE(testing::Message() << "vec " << vec << ", cached " << n_cached);
+                ASSERT_FALSE(plan.ladder.empty());
+                EXPECT_EQ(plan.ladder.back(), kFallback);
+                int64_t last = 0;
+                for (size_t i = 0; i + 1 < plan.ladder.size(); ++i) {
+                    const RowVariant& v = plan.ladder[i];
+                    EXPECT_TRUE(v.vectorized);
+                    EXPECT_LE(v.chunks * vec * n_cached, kCacheFloats);
+                    if (n_cached == 0) {
+                        EXPECT_EQ(v.chunks, 0);
+                    }
+                    if (v.max_cols) {
+                        EXPECT_GT(*v.max_cols, last);
+                        last = *v.max_cols;
+                        // A cached variant holds its longest row.
+                        if (v.chunks) {
+                            EXPECT_LE(*v.max_cols, v.chunks * v.threads * vec);
+                        }
+                    } else {
+                        EXPECT_EQ(i + 2, plan.ladder.size()); // only the last vector rung
+                    }
+                    // A known row fits the variant chosen for it.
+                    if (cols && v.chunks) {
+                        EXPECT_LE(*cols, v.chunks * v.threads * vec);
+                    }
+                }
+            }
+}
+
+} // namespace
+} // namespace solbench::codegen
