@@ -15,10 +15,18 @@
 
 namespace solbench::testing {
 
-inline std::string source_dir() { return SOLBENCH_SOURCE_DIR; }
-inline std::string base_corpus() { return source_dir() + "/tests/corpus"; }
-inline std::string own_corpus() { return source_dir() + "/tests/ops"; }
-inline std::string shared_corpus() { return source_dir() + "/../shared/corpus"; }
+inline std::string source_dir() {
+    return SOLBENCH_SOURCE_DIR;
+}
+inline std::string base_corpus() {
+    return source_dir() + "/tests/corpus";
+}
+inline std::string own_corpus() {
+    return source_dir() + "/tests/ops";
+}
+inline std::string shared_corpus() {
+    return source_dir() + "/../shared/corpus";
+}
 
 inline bool shared_corpus_present() {
     std::error_code ec;
