@@ -137,51 +137,44 @@ def test_a_sum_that_keeps_the_sequence_axis(tmp_path: Path) -> None:
     assert torch.allclose(runs[0][0].double(), grad_q, rtol=1e-5, atol=1e-5)
 
 
+def _sum_beside_doubling(op: Path, explained: str, kernel_name: str, module: str,
+                         x: torch.Tensor, sum_shape: tuple[int, ...], tmp: Path) -> None:
+    """An accepted op of tests/ops whose row output is 2 x and whose column output sums x
+    over the rows: `explain` names the sum, the kernel has its kernel and no atomics, and
+    on the CPU two runs give the same bits, equal to the fp64 sum over the first axis."""
+    p = solgen("explain", str(op))
+    assert p.returncode == 0, p.stderr
+    assert explained in p.stdout, p.stdout
+    assert solgen(str(op), "--out", str(tmp / "b")).returncode == 0
+    kernel = (tmp / "b" / "kernel.cu").read_text()
+    assert kernel_name in kernel and "atomic" not in kernel
+    mod = ch.load_cpu_extension(module, [str(tmp / "b" / "kernel.cu")], str(tmp / "build"))
+    runs = []
+    for _ in range(2):
+        y, sums = torch.empty_like(x), torch.full(sum_shape, float("nan"))
+        mod.run(x, y, sums)
+        runs.append(sums)
+    assert torch.equal(runs[0], runs[1])
+    assert torch.equal(y, 2 * x)
+    assert torch.allclose(runs[0].double(), x.double().sum(0), atol=1e-5, rtol=1e-6)
+
+
 def test_a_sum_that_keeps_an_inner_axis(tmp_path: Path) -> None:
     """Per head, summed over the sequence (r2 §8: an output indexed by a subset of the row
     axes): the op's loops visit heads outside and the sequence inside; the kernel sums the
     rows [seq, heads] that share a head, in the rows' order, the same bits on two runs."""
-    op = ROOT / "tests" / "ops" / "accept" / "column_sum_keeps_inner_axis.lg"
-    p = solgen("explain", str(op))
-    assert p.returncode == 0, p.stderr
-    assert "head_sum[r:seq_len, c] = sum over the other rows of x[r, c]" in p.stdout, p.stdout
-    assert solgen(str(op), "--out", str(tmp_path / "b")).returncode == 0
-    kernel = (tmp_path / "b" / "kernel.cu").read_text()
-    assert "head_sum_kept" in kernel and "atomic" not in kernel
-    mod = ch.load_cpu_extension("solbench_column_sum_inner", [str(tmp_path / "b" / "kernel.cu")],
-                                str(tmp_path / "build"))
     torch.manual_seed(3)
-    x = torch.randn(37, 5, 24)
-    runs = []
-    for _ in range(2):
-        y, head_sum = torch.empty_like(x), torch.full((5, 24), float("nan"))
-        mod.run(x, y, head_sum)
-        runs.append(head_sum)
-    assert torch.equal(runs[0], runs[1])
-    assert torch.equal(y, 2 * x)
-    assert torch.allclose(runs[0].double(), x.double().sum(0), atol=1e-5, rtol=1e-6)
+    _sum_beside_doubling(ROOT / "tests" / "ops" / "accept" / "column_sum_keeps_inner_axis.lg",
+                         "head_sum[r:seq_len, c] = sum over the other rows of x[r, c]",
+                         "head_sum_kept", "solbench_column_sum_inner", torch.randn(37, 5, 24),
+                         (5, 24), tmp_path)
 
 
 def test_a_sum_spelled_otherwise_runs_like_the_plain_one(tmp_path: Path) -> None:
     """The accumulator reset per column, the rows read last first, While loops that count
     and the total stored as `total * 1.0` or `-(-total)` in two branches: the same column
     sum as the plain form, forwards in the kernel, the same bits on two runs."""
-    op = ROOT / "tests" / "ops" / "accept" / "column_sum_spelled_otherwise.lg"
-    p = solgen("explain", str(op))
-    assert p.returncode == 0, p.stderr
-    assert "sums[c] = sum over rows r of x[r, c]" in p.stdout, p.stdout
-    assert solgen(str(op), "--out", str(tmp_path / "b")).returncode == 0
-    kernel = (tmp_path / "b" / "kernel.cu").read_text()
-    assert "sums_partial" in kernel and "atomic" not in kernel
-    mod = ch.load_cpu_extension("solbench_column_sum_spelled", [str(tmp_path / "b" / "kernel.cu")],
-                                str(tmp_path / "build"))
     torch.manual_seed(5)
-    x = torch.randn(301, 40)
-    runs = []
-    for _ in range(2):
-        y, sums = torch.empty_like(x), torch.full((40,), float("nan"))
-        mod.run(x, y, sums)
-        runs.append(sums)
-    assert torch.equal(runs[0], runs[1])
-    assert torch.equal(y, 2 * x)
-    assert torch.allclose(runs[0].double(), x.double().sum(0), atol=1e-5, rtol=1e-6)
+    _sum_beside_doubling(ROOT / "tests" / "ops" / "accept" / "column_sum_spelled_otherwise.lg",
+                         "sums[c] = sum over rows r of x[r, c]", "sums_partial",
+                         "solbench_column_sum_spelled", torch.randn(301, 40), (40,), tmp_path)
