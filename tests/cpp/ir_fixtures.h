@@ -48,7 +48,7 @@ inline OpDescription rmsnorm(DType t = DType::BFloat16, std::optional<int64_t> h
     ir.name = "rmsnorm";
     ir.file = "rmsnorm.lg";
     ir.description = "Root-mean-square normalization of each row.";
-    ir.axes = {{"batch_size", {}}, {"hidden_size", hidden}};
+    ir.axes = {{"batch_size", {}, {}}, {"hidden_size", hidden, {}}};
     ir.row_axes = {0};
     ir.column_axis = 1;
     ir.inputs = {rows_tensor("hidden_states", t, {{0, 1}, {1, 1}}),
@@ -72,7 +72,7 @@ inline OpDescription softmax() {
     OpIR ir;
     ir.name = "softmax";
     ir.file = "softmax.lg";
-    ir.axes = {{"batch_size", {}}, {"hidden_size", {}}};
+    ir.axes = {{"batch_size", {}, {}}, {"hidden_size", {}, {}}};
     ir.row_axes = {0};
     ir.column_axis = 1;
     ir.inputs = {rows_tensor("input", DType::Float32, {{0, 1}, {1, 1}})};
@@ -90,7 +90,7 @@ inline OpDescription fused_add_rmsnorm() {
     OpIR ir;
     ir.name = "fused_add_rmsnorm";
     ir.file = "fused_add_rmsnorm.lg";
-    ir.axes = {{"batch_size", {}}, {"hidden_size", 4096}};
+    ir.axes = {{"batch_size", {}, {}}, {"hidden_size", 4096, {}}};
     ir.row_axes = {0};
     ir.column_axis = 1;
     DType bf = DType::BFloat16;
@@ -113,7 +113,7 @@ inline OpDescription swiglu_packed(DType t = DType::BFloat16) {
     ir.name = "swiglu";
     ir.file = "swiglu_packed.lg";
     ir.description = "SwiGLU on a packed gate/up tensor.";
-    ir.axes = {{"num_tokens", {}}, {"intermediate_size", {}}};
+    ir.axes = {{"num_tokens", {}, {}}, {"intermediate_size", {}, {}}};
     ir.row_axes = {0};
     ir.column_axis = 1;
     ir.inputs = {rows_tensor("x", t, {{0, 1}, {1, 2}})};
@@ -132,7 +132,7 @@ inline OpDescription geglu() {
     OpIR ir;
     ir.name = "geglu";
     ir.file = "geglu.lg";
-    ir.axes = {{"num_tokens", {}}, {"hidden_size", {}}};
+    ir.axes = {{"num_tokens", {}, {}}, {"hidden_size", {}, {}}};
     ir.row_axes = {0};
     ir.column_axis = 1;
     ir.inputs = {rows_tensor("gate", DType::Float32, {{0, 1}, {1, 1}}),
@@ -153,7 +153,7 @@ inline OpDescription row_max() {
     OpIR ir;
     ir.name = "row_max";
     ir.file = "row_max.lg";
-    ir.axes = {{"batch_size", {}}, {"hidden_size", {}}};
+    ir.axes = {{"batch_size", {}, {}}, {"hidden_size", {}, {}}};
     ir.row_axes = {0};
     ir.column_axis = 1;
     ir.inputs = {rows_tensor("x", DType::BFloat16, {{0, 1}, {1, 1}})};
@@ -172,7 +172,7 @@ inline OpDescription l2_norm_3d() {
     OpIR ir;
     ir.name = "l2_norm";
     ir.file = "l2_norm.lg";
-    ir.axes = {{"batch_size", {}}, {"seq_len", {}}, {"hidden_size", {}}};
+    ir.axes = {{"batch_size", {}, {}}, {"seq_len", {}, {}}, {"hidden_size", {}, {}}};
     ir.row_axes = {0, 1};
     ir.column_axis = 2;
     ir.inputs = {rows_tensor("x", DType::Float32, {{0, 1}, {1, 1}, {2, 1}})};

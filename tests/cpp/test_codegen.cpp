@@ -20,8 +20,9 @@ namespace {
 
 ExprNames simple_names() {
     ExprNames n;
-    n.load = [](int input, const std::optional<Dim>& off, const std::optional<Dim>& wrap) {
-        return std::string(wrap ? "wrap" : off ? "hi" : "x") + std::to_string(input);
+    n.load = [](int input, const std::optional<Dim>& off, const std::optional<Dim>& wrap,
+                const std::optional<Dim>& div) {
+        return std::string(div ? "div" : wrap ? "wrap" : off ? "hi" : "x") + std::to_string(input);
     };
     n.scalar = [](int input) { return "s" + std::to_string(input); };
     n.axis = [](int axis) { return "axis" + std::to_string(axis); };

@@ -55,10 +55,21 @@ nlohmann::json make_inputs(const ast::Function& fn, const ir::OpIR& op, int shap
                   : is_row         ? row_sizes[shape] + static_cast<int64_t>(a)
                                    : col_sizes[shape];
     }
+    // A merged row (r2 §8): parts of different sizes (a transposed plane shows), the row
+    // their product.
+    for (size_t a = 0; a < op.axes.size(); ++a)
+        if (!op.axes[a].parts.empty()) {
+            axis[a] = 1;
+            for (size_t j = 0; j < op.axes[a].parts.size(); ++j) {
+                const auto p = static_cast<size_t>(op.axes[a].parts[j]);
+                if (!op.axes[p].value) axis[p] = col_sizes[shape] + static_cast<int64_t>(j);
+                axis[a] *= axis[p];
+            }
+        }
     std::normal_distribution<double> normal;
     auto dims_of = [&](const ir::Tensor& t) {
         std::vector<int64_t> d;
-        for (const ir::Dim& x : t.shape)
+        for (const ir::Dim& x : ir::real_shape(op, t)) // as the interpreter sees it
             d.push_back(x.scale * axis[static_cast<size_t>(x.axis)]);
         return d;
     };

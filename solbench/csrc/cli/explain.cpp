@@ -37,9 +37,10 @@ nlohmann::json tensor_json(const ir::OpIR& op, const ir::Tensor& t) {
                                                                    : nlohmann::json();
         return j;
     }
-    j["rank"] = t.rank();
+    const std::vector<ir::Dim> real = ir::real_shape(op, t); // as torch sees it
+    j["rank"] = real.size();
     nlohmann::json shape = nlohmann::json::array();
-    for (const ir::Dim& d : t.shape) {
+    for (const ir::Dim& d : real) {
         const std::string& axis = op.axes[static_cast<size_t>(d.axis)].name;
         shape.push_back(d.scale == 1 ? axis : std::to_string(d.scale) + "*" + axis);
     }

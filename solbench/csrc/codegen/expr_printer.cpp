@@ -141,7 +141,7 @@ std::string ExprPrinter::print_node(const Node& n) {
         return names_.axis(n.index);
     case Op::Load:
         if (n.fixed_column) return names_.table(n.index, *n.fixed_column);
-        return names_.load(n.index, n.col_offset, n.col_wrap);
+        return names_.load(n.index, n.col_offset, n.col_wrap, n.col_div);
     case Op::Reduce:
         return names_.reduction(n);
     case Op::Column:

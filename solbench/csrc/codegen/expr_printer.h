@@ -31,9 +31,11 @@ bool column_invariant(const ir::Expr& e);
 // Spellings of the leaves that depend on where an expression is evaluated.
 struct ExprNames {
     // inputs[input] at the current column (+ offset); only called for Loads.
-    // A column read: its input, offset from the column and the width it wraps at.
+    // A column read: its input, offset from the column, the width it wraps at and the
+    // size the column is divided by (a merged row's outer axis).
     std::function<std::string(int input, const std::optional<ir::Dim>& offset,
-                              const std::optional<ir::Dim>& wrap)>
+                              const std::optional<ir::Dim>& wrap,
+                              const std::optional<ir::Dim>& div)>
         load;
     // A Table input's value at a fixed position of the row (negative: from its end).
     std::function<std::string(int input, int64_t position)> table;

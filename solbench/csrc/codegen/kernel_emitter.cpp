@@ -290,17 +290,19 @@ const char* reduce_combine(ir::ReduceKind kind) {
     return kind == ir::ReduceKind::Sum ? "SumOp" : kind == ir::ReduceKind::Max ? "MaxOp" : "MinOp";
 }
 
-// One distinct read of an input: the input, its column offset and wrap width.
+// One distinct read of an input: the input, its column offset, wrap width and divisor.
 struct LoadKey {
     int input = 0;
     std::optional<Dim> offset;
     std::optional<Dim> wrap;
+    std::optional<Dim> div;
+    bool plain() const { return !offset && !wrap && !div; } // at the column itself
     friend bool operator<(const LoadKey& a, const LoadKey& b) {
         auto dim = [](const std::optional<Dim>& d) {
             return std::make_tuple(d.has_value(), d ? d->axis : 0, d ? d->scale : 0);
         };
         auto key = [&](const LoadKey& k) {
-            return std::make_tuple(k.input, dim(k.offset), dim(k.wrap));
+            return std::make_tuple(k.input, dim(k.offset), dim(k.wrap), dim(k.div));
         };
         return key(a) < key(b);
     }
@@ -480,7 +482,7 @@ int Emitter::vector_width() const {
 std::string Emitter::load_var(const LoadKey& key) {
     const int input = key.input;
     std::string base = input_name(input);
-    if (!key.offset && !key.wrap) return base + "_v";
+    if (key.plain()) return base + "_v";
     auto it = offset_names_.find(key);
     if (it != offset_names_.end()) return it->second;
     int n = 0;
@@ -494,7 +496,8 @@ std::string Emitter::load_var(const LoadKey& key) {
 ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
     ExprNames n;
     n.load = [this, loads, element](int input, const std::optional<Dim>& offset,
-                                    const std::optional<Dim>& wrap) -> std::string {
+                                    const std::optional<Dim>& wrap,
+                                    const std::optional<Dim>& div) -> std::string {
         const Tensor& t = ir_.inputs[input];
         if (t.role == Role::PerRow)
             return "to_float(" + input_name(input) + "[" + row_start(t) + "])";
@@ -502,8 +505,8 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
             errors_.push_back("a column of '" + t.name + "' is read outside a column loop");
             return "0.0f";
         }
-        loads->insert({input, offset, wrap});
-        return load_var({input, offset, wrap}) + "[j]";
+        loads->insert({input, offset, wrap, div});
+        return load_var({input, offset, wrap, div}) + "[j]";
     };
     n.table = [this](int input, int64_t position) { return table_value(input, position); };
     n.scalar = [this](int input) { return scalar_value(input); };
@@ -529,6 +532,7 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
 // a select on the column (kernel_header.mustache's wrap_column).
 std::string Emitter::column_at(const LoadKey& key, const std::string& column) {
     std::string at = column + (key.offset ? " + " + kernel_dim(*key.offset) : std::string());
+    if (key.div) return "(" + at + ") / " + kernel_dim(*key.div);
     if (!key.wrap) return at;
     uses_wrap_ = true;
     return "wrap_column(" + at + ", " + kernel_dim(*key.wrap) + ")";
@@ -544,7 +548,13 @@ std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
         std::string ptr = input_name(input) + (t.role == Role::Rows ? "_row" : "") + " + " +
                           column_at(key, "base");
         lines.push_back("float " + var + "[kVec];");
-        if (!key.offset && !key.wrap && cached.count(input))
+        if (key.div) { // a merged row's outer axis: one value per inner block of columns
+            lines.push_back("for (int i = 0; i < kVec; ++i) " + var + "[i] = to_float(" +
+                            input_name(input) + (t.role == Role::Rows ? "_row" : "") + "[" +
+                            column_at(key, "base + i") + "]);");
+            continue;
+        }
+        if (key.plain() && cached.count(input))
             lines.push_back("fetch<kChunks>(" + input_name(input) + "_cache, chunk, " + ptr + ", " +
                             var + ");");
         else
@@ -667,7 +677,7 @@ json Emitter::row_context() {
             online_ = true;
         }
         for (const auto& l : loads)
-            if (!l.offset && !l.wrap) ++reads[l.input];
+            if (l.plain()) ++reads[l.input];
         json pass;
         pass["comments"] = string_list(comments);
         pass["prelude"] = string_list(row_printer.take_statements());
@@ -677,8 +687,8 @@ json Emitter::row_context() {
         auto dim_json = [](const std::optional<Dim>& d) {
             return d ? json{d->axis, d->scale} : json();
         };
-        for (const auto& [input, offset, wrap] : loads)
-            pass["loads_set"].push_back({input, dim_json(offset), dim_json(wrap)});
+        for (const auto& [input, offset, wrap, div] : loads)
+            pass["loads_set"].push_back({input, dim_json(offset), dim_json(wrap), dim_json(div)});
         pass["decls"] = string_list(decls);
         pass["body"] = string_list(body);
         pass["after"] = string_list(after);
@@ -707,7 +717,7 @@ json Emitter::row_context() {
             stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
         }
         for (const auto& l : epilogue_loads)
-            if (!l.offset && !l.wrap) ++reads[l.input];
+            if (l.plain()) ++reads[l.input];
         epilogue = json::object();
         epilogue["prelude"] = string_list(row_printer.take_statements());
         epilogue["extent"] = kernel_dim(extent);
@@ -755,7 +765,7 @@ json Emitter::row_context() {
             return Dim{d[0].get<int>(), d[1].get<int64_t>()};
         };
         for (const auto& l : passes_json[r]["loads_set"])
-            loads.insert({l[0].get<int>(), dim_of(l[1]), dim_of(l[2])});
+            loads.insert({l[0].get<int>(), dim_of(l[1]), dim_of(l[2]), dim_of(l[3])});
         std::vector<std::string> lines = load_lines(loads, cached);
         for (const auto& d : passes_json[r]["decls"])
             lines.push_back(d.get<std::string>());
@@ -838,10 +848,10 @@ Emitter::ElementFn Emitter::element_fn(size_t i) {
     std::set<std::string> seen;
     ExprNames n;
     std::set<LoadKey> loads;
-    n.load = [&](int input, const std::optional<Dim>& offset,
-                 const std::optional<Dim>& wrap) -> std::string {
+    n.load = [&](int input, const std::optional<Dim>& offset, const std::optional<Dim>& wrap,
+                 const std::optional<Dim>& div) -> std::string {
         const Tensor& t = ir_.inputs[input];
-        const LoadKey key{input, offset, wrap};
+        const LoadKey key{input, offset, wrap, div};
         std::string var = load_var(key);
         std::string param = var.substr(0, var.size() - 2); // drop "_v"
         if (seen.insert(param).second) {
@@ -944,7 +954,7 @@ json Emitter::gated_context() {
                 (t.role != Role::Rows || ir::is_broadcast(t) || !(ir::column_dim(t) == row_dim())))
                 flat_ = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
-        if (e->op == ir::Op::Load && (e->col_offset || e->col_wrap)) return false;
+        if (e->op == ir::Op::Load && (e->col_offset || e->col_wrap || e->col_div)) return false;
         if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce || e->op == ir::Op::Column ||
             e->op == ir::Op::Row)
             return false; // a flat launch has no rows and columns of its own
@@ -1034,8 +1044,19 @@ std::vector<std::string> Emitter::vector_conditions() {
         conds.push_back("aligned16(" + name + ")");
         if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(ir::column_dim(t)));
     };
+    // A tensor over a merged row's outer axis alone is read element by element.
+    auto divided_only = [&](int input) {
+        bool plain = false, divided = false;
+        for (const ir::Expr& v : ir_.values)
+            ir::visit(v, [&](const ir::Node& n) {
+                if (n.op != ir::Op::Load || n.index != input) return;
+                (n.col_div ? divided : plain) = true;
+            });
+        return divided && !plain;
+    };
     for (size_t i = 0; i < ir_.inputs.size(); ++i)
-        add_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
+        if (!divided_only(static_cast<int>(i)))
+            add_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
     for (size_t i = 0; i < ir_.outputs.size(); ++i)
         add_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
     for (const auto& [key, name] : offset_names_) {
@@ -1131,7 +1152,7 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
                         " must be contiguous\");");
         // A scalar passed as a one-element tensor is 1-d of size 1.
         const bool one_element = t.scalar_form == ir::ScalarForm::OneElement;
-        const std::string rank = std::to_string(one_element ? 1 : t.rank());
+        const std::string rank = std::to_string(one_element ? 1 : ir::real_shape(ir_, t).size());
         lines.push_back("TORCH_CHECK(" + name + ".dim() == " + rank + ", " + q + " must be " +
                         rank + "-d, got \", " + name + ".dim());");
         if (one_element)
@@ -1139,8 +1160,9 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
                             " must hold one element, got \", " + name + ".size(0));");
     };
     auto bind_dims = [&](const Tensor& t, const std::string& name) {
-        for (int d = 0; d < t.rank(); ++d) {
-            const Dim& dim = t.shape[d];
+        const std::vector<Dim> shape = ir::real_shape(ir_, t); // a merged row's parts
+        for (size_t d = 0; d < shape.size(); ++d) {
+            const Dim& dim = shape[d];
             std::string size = name + ".size(" + std::to_string(d) + ")";
             const std::string& axis = ir_.axes[dim.axis].name;
             if (!bound.count(dim.axis) && !is_const(dim.axis)) {
@@ -1215,13 +1237,21 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
         for (size_t i = 0; i < ir_.outputs.size(); ++i) {
             const Tensor& t = ir_.outputs[i];
             std::vector<std::string> sizes;
-            for (const Dim& d : t.shape)
+            for (const Dim& d : ir::real_shape(ir_, t))
                 sizes.push_back(host_dim(d));
             allocs.push_back("const at::Tensor " + output_name(static_cast<int>(i)) +
                              " = torch::empty({" + join(sizes, ", ") +
                              "}, torch::TensorOptions().dtype(" + scalar_type_enum(t.dtype) +
                              ").device(stream.device()));");
         }
+    }
+    // A merged row (r2 §8) runs over the product of its parts.
+    for (int a = 0; a < static_cast<int>(ir_.axes.size()); ++a) {
+        if (ir_.axes[a].parts.empty() || is_const(a)) continue;
+        std::vector<std::string> parts;
+        for (int p : ir_.axes[a].parts)
+            parts.push_back(host_axis(p));
+        lines.push_back("const int64_t " + host_axis(a) + " = " + join(parts, " * ") + ";");
     }
     for (const auto& [a, b] : ir_.equal_axes)
         lines.push_back("TORCH_CHECK(" + host_axis(a) + " == " + host_axis(b) + ", \"" +

@@ -130,7 +130,10 @@ class ReferencePrinter {
                 body(t.name + " = " + (t.dtype == ir::DType::Bool ? "bool(" : "float(") + t.name +
                      (t.scalar_form == ir::ScalarForm::ZeroD ? ")  # a 0-d tensor"
                                                              : ")  # a one-element tensor"));
-            if (t.role != Role::Scalar) body("" + t.name + "_f = " + t.name + ".float()");
+            // A merged row's tensor is viewed with the row as one axis (r2 §8).
+            if (t.role != Role::Scalar)
+                body(t.name + "_f = " + t.name + ".float()" +
+                     (merged(t) ? ".reshape(" + shape_of(t) + ")" : ""));
         }
     }
 
@@ -163,7 +166,8 @@ class ReferencePrinter {
                          shape_of(t) + ")";
             }
             std::string name = t.name;
-            body(name + " = " + as_operand(shaped) + to_dtype(t.dtype));
+            body(name + " = " + as_operand(shaped) + to_dtype(t.dtype) +
+                 (merged(t) ? ".reshape(" + real_shape_of(t) + ")" : ""));
             results.push_back(name);
         }
     }
@@ -209,8 +213,9 @@ class ReferencePrinter {
     void bind_axes() {
         std::vector<bool> bound(op_.axes.size(), false);
         for (const auto& t : op_.inputs) {
-            for (int d = 0; d < t.rank(); ++d) {
-                const Dim& dim = t.shape[d];
+            const std::vector<Dim> shape = ir::real_shape(op_, t);
+            for (size_t d = 0; d < shape.size(); ++d) {
+                const Dim& dim = shape[d];
                 if (bound[dim.axis] || op_.axes[dim.axis].value) continue;
                 bound[dim.axis] = true;
                 std::string size = t.name + ".shape[" + std::to_string(d) + "]";
@@ -221,6 +226,23 @@ class ReferencePrinter {
         for (size_t a = 0; a < op_.axes.size(); ++a)
             if (op_.axes[a].value)
                 body(op_.axes[a].name + " = " + std::to_string(*op_.axes[a].value));
+        for (const ir::Axis& a : op_.axes) { // a merged row: the product of its parts
+            if (a.parts.empty() || a.value) continue;
+            std::string product;
+            for (int p : a.parts)
+                product += (product.empty() ? "" : " * ") + op_.axes[static_cast<size_t>(p)].name;
+            body(a.name + " = " + product);
+        }
+    }
+
+    bool merged(const ir::Tensor& t) const {
+        return ir::real_shape(op_, t).size() != t.shape.size();
+    }
+    std::string real_shape_of(const ir::Tensor& t) const {
+        std::string s;
+        for (const Dim& d : ir::real_shape(op_, t))
+            s += (s.empty() ? "" : ", ") + dim(d);
+        return s;
     }
 
     std::string dim(const Dim& d) const {
@@ -315,6 +337,8 @@ class ReferencePrinter {
                    "]";
         }
         Dim last = ir::column_dim(t);
+        if (n.col_div) // over a merged row's outer axis: each column repeated for the inner ones
+            return v + ".repeat_interleave(" + dim(*n.col_div) + ", dim=-1)";
         if (n.col_wrap) { // a read by a select on the column: its columns, modulo the width
             std::string start = n.col_offset ? dim(*n.col_offset) + " + " : "";
             return v + "[..., (" + start + "torch.arange(" + dim(extent ? *extent : last) +

@@ -103,10 +103,11 @@ class Evaluator {
             std::vector<int64_t> shape;
             flatten(inputs_[t.name], b.data, shape, 0);
             if (!t.flat) {
-                if (shape.size() != t.shape.size())
+                const std::vector<Dim> real = real_shape(op_, t); // a merged row's parts
+                if (shape.size() != real.size())
                     throw EvalError("'" + t.name + "' has the wrong rank");
                 for (size_t j = 0; j < shape.size(); ++j) {
-                    const Dim& d = t.shape[j];
+                    const Dim& d = real[j];
                     int64_t& v = axis_[static_cast<size_t>(d.axis)];
                     if (shape[j] % d.scale != 0) throw EvalError("odd packed axis");
                     if (v < 0)
@@ -117,6 +118,12 @@ class Evaluator {
                 }
             }
             buffers_[t.name] = std::move(b);
+        }
+        for (size_t a = 0; a < axis_.size(); ++a) { // a merged row: the product of its parts
+            if (op_.axes[a].parts.empty() || axis_[a] >= 0) continue;
+            axis_[a] = 1;
+            for (int p : op_.axes[a].parts)
+                axis_[a] *= axis_[static_cast<size_t>(p)];
         }
         for (size_t a = 0; a < axis_.size(); ++a)
             if (axis_[a] < 0) throw EvalError("no value for axis '" + op_.axes[a].name + "'");
@@ -162,6 +169,7 @@ class Evaluator {
                                                 : *n.fixed_column;
             if (n.col_offset) col += dim(*n.col_offset);
             if (n.col_wrap) col %= dim(*n.col_wrap);
+            if (n.col_div) col /= dim(*n.col_div);
             if (col < 0 || col >= b.row_length) throw EvalError("read outside '" + t.name + "'");
             at += col;
         }
@@ -222,7 +230,7 @@ class Evaluator {
     nlohmann::json shape_like(const Tensor& t, const std::vector<double>& flat) const {
         if (t.flat || t.shape.size() <= 1) return flat;
         std::vector<int64_t> dims;
-        for (const Dim& d : t.shape)
+        for (const Dim& d : real_shape(op_, t))
             dims.push_back(dim(d));
         size_t at = 0;
         std::function<nlohmann::json(size_t)> build = [&](size_t depth) {

@@ -63,12 +63,14 @@ Expr axis_size(int axis) {
     return make(std::move(n));
 }
 
-Expr load(int input, std::optional<Dim> col_offset, std::optional<Dim> col_wrap) {
+Expr load(int input, std::optional<Dim> col_offset, std::optional<Dim> col_wrap,
+          std::optional<Dim> col_div) {
     Node n;
     n.op = Op::Load;
     n.index = input;
     n.col_offset = col_offset;
     n.col_wrap = col_wrap;
+    n.col_div = col_div;
     return make(std::move(n));
 }
 
@@ -147,6 +149,35 @@ Expr cast(DType t, Expr a) {
     n.dtype = t;
     n.args = {std::move(a)};
     return make(std::move(n));
+}
+
+std::vector<Dim> real_shape(const OpIR& op, const Tensor& t) {
+    std::vector<Dim> shape;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+        const Dim& d = t.shape[i];
+        if (static_cast<int>(i) == t.joined && i + 1 < t.shape.size()) {
+            // groups x the next dimension's first part: one dimension
+            const int64_t k = d.scale * op.axes[static_cast<size_t>(d.axis)].value.value_or(1);
+            const Dim& next = t.shape[++i];
+            const std::vector<int>& parts = op.axes[static_cast<size_t>(next.axis)].parts;
+            if (parts.empty()) {
+                shape.push_back(Dim{next.axis, k * next.scale});
+                continue;
+            }
+            shape.push_back(Dim{parts.front(), k});
+            for (size_t j = 1; j < parts.size(); ++j)
+                shape.push_back(Dim{parts[j], 1});
+            continue;
+        }
+        const std::vector<int>& parts = op.axes[static_cast<size_t>(d.axis)].parts;
+        if (parts.empty()) {
+            shape.push_back(d);
+            continue;
+        }
+        for (int p : parts)
+            shape.push_back(Dim{p, 1});
+    }
+    return shape;
 }
 
 std::vector<int> followed_rows(const OpIR& op, const Tensor& t) {
@@ -263,6 +294,7 @@ struct Printer {
             std::string col = n.fixed_column ? std::to_string(*n.fixed_column) : "c";
             if (n.col_offset) col += " + " + dim_text(op, *n.col_offset);
             if (n.col_wrap) col = "(" + col + ") % (" + dim_text(op, *n.col_wrap) + ")";
+            if (n.col_div) col = col + " / " + dim_text(op, *n.col_div);
             std::string row = "r";
             if (is_broadcast(t)) {
                 row += ":";
@@ -362,6 +394,8 @@ std::string print(const OpIR& op) {
     for (size_t i = 0; i < op.axes.size(); ++i) {
         const Axis& a = op.axes[i];
         out << (i ? ", " : " ") << a.name;
+        for (size_t j = 0; j < a.parts.size(); ++j) // a merged row
+            out << (j ? " * " : " = ") << op.axes[static_cast<size_t>(a.parts[j])].name;
         if (a.value) out << " = " << *a.value;
     }
     out << "\n";

@@ -52,6 +52,10 @@ double round_to(DType t, double v);
 struct Axis {
     std::string name;
     std::optional<int64_t> value; // set when the axis is a compile-time constant
+    // A row of several trailing axes (r2 §8, instance norm's H x W): this axis is
+    // the product of these (indices into OpIR::axes, outermost first). A tensor
+    // dimension on it stands for their dimensions (see real_shape()).
+    std::vector<int> parts;
 };
 
 // One dimension of a tensor: `scale * axes[axis]` (scale 2 for a packed
@@ -117,6 +121,10 @@ struct Tensor {
     // Rows/Column inputs: the shape index of the column dimension, when kept
     // axes of 1 follow it ([batch, half, 1]); -1: the last dimension.
     int column = -1;
+    // A merged row's tensor whose dimension `joined` (a row axis of constant size k)
+    // and the next one's first part are one dimension of size k * part (group norm's
+    // channels [G * C/G], read as groups and channels per group); -1: none.
+    int joined = -1;
     // The row set (see OpIR::other_row_axes) an output runs over, or the first
     // one reading an input (its row_subset positions are the same in each): 0
     // for OpIR::row_axes.
@@ -190,6 +198,9 @@ struct Node {
     // Load: the column (+ col_offset) taken modulo this width: a read by a select on
     // the column (r2 §8: rotate-half, concatenated halves), in range where selected.
     std::optional<Dim> col_wrap;
+    // Load: the column divided by this size: a tensor over the outer axis of a merged
+    // row (r2 §8: group norm's per-channel weight, column / (H * W) of cpg x H x W).
+    std::optional<Dim> col_div;
     // Load at a fixed column instead of the current one: a Table's value, or
     // (made by the raiser only, never in a recognized op) a max's initial
     // `item 1 of row`.
@@ -205,7 +216,7 @@ Expr constant(double v);
 Expr scalar(int input);
 Expr axis_size(int axis);
 Expr load(int input, std::optional<Dim> col_offset = std::nullopt,
-          std::optional<Dim> col_wrap = std::nullopt);
+          std::optional<Dim> col_wrap = std::nullopt, std::optional<Dim> col_div = std::nullopt);
 Expr load_fixed(int input, int64_t column);
 Expr column_index();
 Expr row_index(int position); // along row_axes[position]
@@ -240,6 +251,10 @@ struct OpIR {
     std::vector<std::pair<int, int>> equal_axes;
     std::vector<SizeParam> size_params; // the op's Int parameters, in order
 };
+
+// A tensor's shape as torch sees it: a merged row's dimension (an Axis with
+// parts) expanded into its parts' dimensions. Equal to t.shape for every other op.
+std::vector<Dim> real_shape(const OpIR& op, const Tensor& t);
 
 // The row axes (positions in op.row_axes) a Rows or PerRow tensor follows;
 // none for the others.

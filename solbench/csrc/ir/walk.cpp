@@ -8,7 +8,7 @@ namespace solbench::ir {
 bool same(const Expr& a, const Expr& b) {
     if (a.get() == b.get()) return true;
     if (a->op != b->op || a->value != b->value || a->index != b->index ||
-        a->col_offset != b->col_offset || a->col_wrap != b->col_wrap ||
+        a->col_offset != b->col_offset || a->col_wrap != b->col_wrap || a->col_div != b->col_div ||
         a->fixed_column != b->fixed_column || a->reduce_kind != b->reduce_kind ||
         !(a->extent == b->extent) || a->dtype != b->dtype || a->args.size() != b->args.size())
         return false;

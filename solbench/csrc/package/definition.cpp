@@ -269,8 +269,9 @@ namespace {
 std::string describe_op(const ir::OpIR& op, const ir::Tensor& t) {
     if (t.role == Role::Scalar) return std::string(ir::benchmark_name(t.dtype)) + " scalar";
     std::string s = std::string(ir::benchmark_name(t.dtype)) + "[";
-    for (size_t i = 0; i < t.shape.size(); ++i) {
-        const Dim& d = t.shape[i];
+    const std::vector<Dim> shape = ir::real_shape(op, t); // as torch sees it
+    for (size_t i = 0; i < shape.size(); ++i) {
+        const Dim& d = shape[i];
         s += (i ? ", " : "") + (d.scale == 1 ? "" : std::to_string(d.scale) + " * ") +
              op.axes[d.axis].name;
     }
@@ -432,8 +433,8 @@ class Binder {
 
     void check_tensor(const char* kind, size_t i, const ir::Tensor& t, const TensorDef& d) {
         bool scalar = t.role == Role::Scalar;
-        bool rank_ok =
-            scalar ? scalar_form(d).has_value() : (d.shape && d.shape->size() == t.shape.size());
+        bool rank_ok = scalar ? scalar_form(d).has_value()
+                              : (d.shape && d.shape->size() == ir::real_shape(ir_, t).size());
         bool dtype_ok = d.dtype == ir::benchmark_name(t.dtype);
         if (!rank_ok || !dtype_ok)
             errors_.push_back(Diagnostic({}, where(kind, i) + "the op has '" + t.name + "' " +
@@ -446,8 +447,9 @@ class Binder {
         std::map<int, std::string> names; // op axis -> definition axis
         auto visit = [&](const ir::Tensor& t, const TensorDef& d, const char* group) {
             if (!d.shape) return;
-            for (size_t k = 0; k < t.shape.size(); ++k) {
-                const Dim& dim = t.shape[k];
+            const std::vector<Dim> shape = ir::real_shape(ir_, t); // a merged row's parts
+            for (size_t k = 0; k < shape.size() && k < d.shape->size(); ++k) {
+                const Dim& dim = shape[k];
                 const std::string& dname = (*d.shape)[k];
                 const std::string at = std::string(group) + d.name + "/shape/" + std::to_string(k);
                 const AxisDef* ax = def_.axis(dname);
@@ -515,6 +517,15 @@ class Binder {
                                                      ir_.axes[axis].name +
                                                      "', which the op fixes at different sizes"));
             }
+        }
+        for (ir::Axis& a : bound.axes) { // a merged row of constant parts is constant
+            if (a.parts.empty()) continue;
+            std::optional<int64_t> product = 1;
+            for (int p : a.parts) {
+                const auto& v = bound.axes[static_cast<size_t>(p)].value;
+                product = product && v ? std::optional<int64_t>(*product * *v) : std::nullopt;
+            }
+            if (product) a.value = product;
         }
         std::set<std::string> taken;
         for (const auto& a : bound.axes)

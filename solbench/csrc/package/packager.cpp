@@ -68,6 +68,7 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
     for (size_t k = 0; k < ir.axes.size(); ++k) {
         const ir::Axis& a = ir.axes[k];
         if (kept(ir::Dim{static_cast<int>(k), 1})) continue;
+        if (!a.parts.empty()) continue; // a merged row: its parts are the tensors' axes
         if (a.value)
             axes[a.name] = {{"type", "const"}, {"value", *a.value}};
         else
@@ -82,7 +83,7 @@ nlohmann::ordered_json make_definition(const OpDescription& op, const std::strin
                 entry["shape"] = scalar_shape(t);
             } else {
                 entry["shape"] = nlohmann::ordered_json::array();
-                for (const auto& d : t.shape) {
+                for (const auto& d : ir::real_shape(ir, t)) {
                     if (kept(d)) {
                         entry["shape"].push_back("1");
                         continue;

@@ -92,11 +92,26 @@ int64_t largest_tensor(const ir::OpIR& op, const std::vector<int64_t>& value) {
     for (const auto* list : {&op.inputs, &op.outputs})
         for (const auto& t : *list) {
             int64_t n = 1;
-            for (const auto& d : t.shape)
+            for (const auto& d : ir::real_shape(op, t))
                 n *= d.scale * value[d.axis];
             largest = std::max(largest, n);
         }
     return largest;
+}
+
+// A merged row of about `width` columns (r2 §8: H x W): each inner part 32 columns
+// unless constant, the outermost the rest. Sets the parts' sizes, returns the row's.
+int64_t merged_row(const ir::OpIR& op, int col, int64_t width, std::vector<int64_t>& value) {
+    const std::vector<int>& parts = op.axes[static_cast<size_t>(col)].parts;
+    int64_t inner = 1;
+    for (size_t j = 1; j < parts.size(); ++j) {
+        const auto a = static_cast<size_t>(parts[j]);
+        if (!op.axes[a].value) value[a] = 32;
+        inner *= value[a];
+    }
+    const auto outer = static_cast<size_t>(parts.front());
+    if (!op.axes[outer].value) value[outer] = std::max<int64_t>(1, width / inner);
+    return value[outer] * inner;
 }
 
 } // namespace
@@ -113,6 +128,8 @@ std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
             if (op.axes[a].value) value[a] = *op.axes[a].value;
         const int col = op.column_axis;
         if (col >= 0 && !op.axes[col].value) value[col] = kWidths[w];
+        if (col >= 0 && !op.axes[col].parts.empty())
+            value[col] = merged_row(op, col, kWidths[w], value);
         // Inner row axes first, then the outermost takes the rest of the target.
         // Middle row axes are 1, or 3 where an input is broadcast along some
         // row axes (so its row offsets are exercised).
@@ -168,7 +185,8 @@ std::vector<nlohmann::ordered_json> make_workloads(const ir::OpIR& op,
         wl["uuid"] = stable_uuid(op.name + "/" + def_name + "/" + std::to_string(w));
         nlohmann::ordered_json axes = nlohmann::ordered_json::object();
         for (size_t a = 0; a < op.axes.size(); ++a)
-            if (!op.axes[a].value && !follows[a]) axes[op.axes[a].name] = value[a];
+            if (!op.axes[a].value && !follows[a] && op.axes[a].parts.empty())
+                axes[op.axes[a].name] = value[a];
         wl["axes"] = axes;
         nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
         for (const auto& t : op.inputs) {

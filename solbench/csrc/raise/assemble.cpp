@@ -18,6 +18,7 @@ struct OutputSpec {
     std::vector<int> dims; // raiser axis ids
     SourcePos pos;
     bool flat = false;
+    int joined = -1; // see ir::Tensor::joined
 };
 
 // The row sets whose outputs read input `input`, in order; the first set when
@@ -46,7 +47,7 @@ ir::OpIR Raiser::assemble() {
                    "the op must return a sequence it built with Push (a tensor output)");
         const LocalSeq& local = locals_[static_cast<size_t>(seq->local)];
         if (!local.content) refuse(op_.pos, Rule::OutputShape, "the returned sequence stays empty");
-        OutputSpec o{"output", *element_dtype(rt.elem), *local.content, {}, op_.pos, false};
+        OutputSpec o{"output", *element_dtype(rt.elem), *local.content, {}, op_.pos, false, -1};
         for (int id : o.content.row_loops)
             o.dims.push_back(*all_loops_[static_cast<size_t>(id)].axis);
         if (o.content.col_loop) {
@@ -74,7 +75,10 @@ ir::OpIR Raiser::assemble() {
         if (!t.stored)
             refuse(t.param->pos, Rule::OutputShape,
                    "output '" + t.param->name + "' is never written");
-        outs.push_back(OutputSpec{t.param->name, t.dtype, *t.stored, t.dims, t.param->pos, t.flat});
+        std::vector<int> dims = t.dims;
+        merge_dims(t, dims);
+        outs.push_back(OutputSpec{t.param->name, t.dtype, *t.stored, dims, t.param->pos, t.flat,
+                                  t.split_axis ? static_cast<int>(dims.size()) - 2 : -1});
     }
     if (outs.empty()) refuse(op_.pos, Rule::NoFamily, "the op has no output");
 
@@ -137,12 +141,16 @@ ir::OpIR Raiser::assemble() {
     // Dense axis numbering: row axes, then the column axis, then the rest.
     ir::OpIR op;
     std::map<int, int> ir_axis;
-    auto use_axis = [&](int root) {
+    std::function<int(int)> use_axis = [&](int root) -> int {
         if (ir_axis.count(root)) return ir_axis[root];
         int k = static_cast<int>(op.axes.size());
         ir_axis[root] = k;
-        op.axes.push_back(ir::Axis{axes_[static_cast<size_t>(root)].name,
-                                   axes_[static_cast<size_t>(root)].value});
+        op.axes.push_back(ir::Axis{
+            axes_[static_cast<size_t>(root)].name, axes_[static_cast<size_t>(root)].value, {}});
+        std::vector<int> parts; // a merged row's axes
+        for (int p : axes_[static_cast<size_t>(root)].parts)
+            parts.push_back(use_axis(resolve_axis(p).first));
+        op.axes[static_cast<size_t>(k)].parts = parts;
         return k;
     };
     for (size_t k = 0; k < row_sets.size(); ++k) {
@@ -181,7 +189,7 @@ ir::OpIR Raiser::assemble() {
                 return memo[e.get()] = r;
             }
         }
-        for (std::optional<ir::Dim>* d : {&n.col_offset, &n.col_wrap})
+        for (std::optional<ir::Dim>* d : {&n.col_offset, &n.col_wrap, &n.col_div})
             if (*d) {
                 auto [root, scale] = resolve_axis((*d)->axis);
                 *d = ir::Dim{use_axis(root), scale * (*d)->scale};
@@ -224,8 +232,11 @@ ir::OpIR Raiser::assemble() {
             op.inputs.push_back(x);
             continue;
         }
-        for (int d : t.dims)
+        std::vector<int> dims = t.dims;
+        merge_dims(t, dims);
+        for (int d : dims)
             x.shape.push_back(to_dim(d));
+        if (t.split_axis) x.joined = static_cast<int>(dims.size()) - 2; // groups x per group
         const std::vector<int> reading =
             row_sets_reading(static_cast<int>(op.inputs.size()), values, set_of);
         std::vector<std::vector<int>> roots;
@@ -244,6 +255,7 @@ ir::OpIR Raiser::assemble() {
         x.flat = o.flat;
         for (int d : o.dims)
             x.shape.push_back(to_dim(d));
+        x.joined = o.joined;
         x.role = o.content.column_sum ? ir::Role::ColumnSum
                  : o.content.col_loop ? ir::Role::Rows
                                       : ir::Role::PerRow;
@@ -278,6 +290,22 @@ ir::OpIR Raiser::assemble() {
             ir::Axis& a = op.axes[static_cast<size_t>(rows[j])];
             if (a.name.empty()) a.name = fresh("dim" + std::to_string(j));
         }
+    // A merged row's parts, the benchmark's usual names for the axes of an image.
+    static const char* image_names[] = {"height", "width"};
+    for (const ir::Axis& merged : op.axes)
+        for (size_t j = 0; j < merged.parts.size(); ++j) {
+            ir::Axis& a = op.axes[static_cast<size_t>(merged.parts[j])];
+            if (a.name.empty())
+                a.name =
+                    fresh(merged.parts.size() == 2 ? image_names[j] : "dim" + std::to_string(j));
+        }
+    for (ir::Axis& merged : op.axes) {
+        if (merged.parts.empty()) continue;
+        std::string name;
+        for (int p : merged.parts)
+            name += (name.empty() ? "" : "_x_") + op.axes[static_cast<size_t>(p)].name;
+        merged.name = fresh(name);
+    }
     if (op.column_axis >= 0 && op.axes[static_cast<size_t>(op.column_axis)].name.empty())
         op.axes[static_cast<size_t>(op.column_axis)].name = fresh("hidden_size");
     for (size_t k = 0; k < op.axes.size(); ++k)
@@ -312,7 +340,9 @@ void Raiser::classify_input(ir::Tensor& x, const TensorParam& t,
 // along the columns, the dimension they run along.
 void Raiser::classify_in_set(ir::Tensor& x, const TensorParam& t,
                              const std::vector<int>& row_roots) const {
-    const size_t rank = t.dims.size();
+    std::vector<int> dims = t.dims; // a merged row's axes as one
+    merge_dims(t, dims);
+    const size_t rank = dims.size();
     // Never read: its axes are its own (a definition names them, and binding
     // unifies them with the op's), and the kernel does not take it.
     if (!t.column_read) {
@@ -320,12 +350,12 @@ void Raiser::classify_in_set(ir::Tensor& x, const TensorParam& t,
         return;
     }
     bool along_columns = *t.column_read;
-    const size_t column = t.column_dim.value_or(rank - 1);
+    const size_t column = t.merged_parts > 0 ? rank - 1 : t.column_dim.value_or(rank - 1);
     if (along_columns && column + 1 != rank) x.column = static_cast<int>(column);
     std::vector<int> follows;
     for (size_t j = 0; j < rank; ++j) {
         if (along_columns && j == column) continue;
-        auto [root, scale] = resolve_axis(t.dims[j]);
+        auto [root, scale] = resolve_axis(dims[j]);
         auto it = std::find(row_roots.begin(), row_roots.end(), root);
         if (scale == 1 && it != row_roots.end()) {
             int p = static_cast<int>(it - row_roots.begin());

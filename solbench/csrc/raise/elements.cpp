@@ -160,7 +160,7 @@ std::optional<std::pair<ColumnRange, ColumnRange>> Raiser::column_split(const as
     }
     const auto* bin = std::get_if<ast::Binary>(&cond.node);
     LoopInfo* loop = column_context();
-    if (!bin || !loop) return std::nullopt;
+    if (!bin || !loop || !loop->parts.empty()) return std::nullopt;
     using B = ast::BinaryOp;
     if (bin->op != B::Lt && bin->op != B::Le && bin->op != B::Gt && bin->op != B::Ge)
         return std::nullopt;
@@ -275,6 +275,29 @@ Value Raiser::element_load(int tensor, const std::vector<Poly>& index0, SourcePo
                "reads output '" + t.param->name +
                    "' while writing it: an element that depends on earlier ones (a scan)");
     LoopInfo* loop = column_context();
+    if (loop && !loop->parts.empty())
+        if (merged_rank(*loop, index0)) {
+            if (loop->parts.size() != loop->levels + 1) // deferred: a use as an index is a gather
+                return NumVal{ir::constant(0.0),
+                              refusal(pos, Rule::ColumnIndex,
+                                      "'" + t.param->name +
+                                          "' is read inside the loops over a merged row's outer "
+                                          "axes; read elements in the innermost loop (r2 §8)")};
+            const MergedIndex m = check_merged_index(*loop, t, index0, pos);
+            if (t.column_read && !*t.column_read)
+                refuse(pos, Rule::ColumnIndex,
+                       "'" + t.param->name + "' is read both along the columns and once per row");
+            t.column_read = true;
+            t.read_at_column = true;
+            t.column_rank = m.parts;
+            t.column_dim = index0.size() - 1;
+            std::optional<Diagnostic> taint;
+            check_row_indices(t, index0, index0.size() - m.parts, pos, taint);
+            if (m.split) check_split_row(*m.split, index0, index0.size() - m.parts, pos, taint);
+            std::optional<ir::DType> elem = element_dtype(t.param->type.elem);
+            return NumVal{ir::load(input_index_.at(t.param), std::nullopt, std::nullopt, m.div),
+                          taint, elem && ir::is_integer(*elem)};
+        }
     // The column index is the last one but kept axes of 1 after it ([b, half, 1]).
     size_t last = index0.size() - 1;
     while (last > 0 && is_unit_index(t, last, index0[last]))
@@ -351,7 +374,17 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     LoopInfo* loop = column_context();
     if (loop && loop->kind == LoopKind::Inner)
         refuse(s.pos, Rule::StorePattern, "a store inside a loop nested in a column loop");
-    size_t n_lead = loop ? t.dims.size() - 1 : t.dims.size();
+    const bool merged = loop && !loop->parts.empty();
+    std::optional<int> split;
+    if (merged) {
+        const MergedIndex m = check_merged_index(*loop, t, full, s.pos);
+        if (m.div)
+            refuse(s.pos, Rule::StorePattern,
+                   "a store over the outer axis of a merged row alone: write each element");
+        split = m.split;
+        t.column_rank = m.parts;
+    }
+    size_t n_lead = loop ? t.dims.size() - t.column_rank : t.dims.size();
     size_t n_rows = 0; // the leading dimensions that are not kept axes of 1
     for (size_t j = 0; j < n_lead; ++j)
         n_rows += !is_unit_index(t, j, canon(full[j]));
@@ -363,12 +396,13 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
                                 "a store of one fixed element outside the loops");
         return;
     }
+    if (split) ++n_rows; // groups x per group: one dimension, two loops
     if (n_rows != rows.size())
         refuse(s.pos, Rule::CrossRow,
                "'" + t.param->name + "' has " + std::to_string(n_rows) +
                    " row axes but the store is inside " + std::to_string(rows.size()) +
                    " row loops");
-    if (loop) {
+    if (loop && !merged) {
         Atom k{Atom::Loop, loop->id};
         if (!(canon(full.back()) == Poly::atom(k)))
             refuse(s.pos, Rule::StorePattern,
@@ -376,12 +410,15 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     }
     std::optional<Diagnostic> taint;
     check_row_indices(t, full, n_lead, s.pos, taint);
+    if (split) check_split_row(*split, full, n_lead, s.pos, taint);
     if (taint) throw Refused{*taint};
     Content c;
     c.row_loops = rows;
     c.value = v.e;
     c.pos = s.pos;
-    if (loop) {
+    if (merged) {
+        c.col_loop = loop->id;
+    } else if (loop) {
         Atom k{Atom::Loop, loop->id};
         if (!(canon(full.back()) == Poly::atom(k)))
             refuse(s.pos, Rule::StorePattern,
@@ -452,6 +489,10 @@ Content Raiser::content_for_push(const Value& v, size_t target_depth, SourcePos 
         LoopInfo& col = all_loops_[static_cast<size_t>(new_loops.back())];
         if (col.kind == LoopKind::Inner)
             refuse(pos, Rule::StorePattern, "a Push inside a loop nested in a column loop");
+        if (col.head || !col.parts.empty())
+            refuse(pos, Rule::StorePattern,
+                   "a Push inside the loops over a merged row (r2 §8); write the output with "
+                   "`Set item`");
         if (col.shift && col.shift->constant_term() != 0)
             refuse(pos, Rule::StorePattern,
                    "the pushed row is a shifted copy of the input (starts at another column)");

@@ -19,7 +19,7 @@ bool same_node(const ir::Expr& a, const ir::Expr& b) {
     if (a.get() == b.get()) return true;
     if (a->op != b->op || a->args.size() != b->args.size() || a->index != b->index ||
         a->dtype != b->dtype || a->fixed_column != b->fixed_column ||
-        a->col_offset != b->col_offset || a->col_wrap != b->col_wrap ||
+        a->col_offset != b->col_offset || a->col_wrap != b->col_wrap || a->col_div != b->col_div ||
         a->reduce_kind != b->reduce_kind || !(a->extent == b->extent))
         return false;
     // Placeholders are NaN constants: only the same node is the same placeholder.
@@ -39,12 +39,13 @@ bool contains(const ir::Expr& e, const ir::Node* target) {
 // The element `t` of a max/min, evaluated at a fixed column instead of the
 // running one, equals `init`: then max(init, max_c t) == max_c t.
 bool matches_at_column(const ir::Expr& t, const ir::Expr& init, int64_t col) {
-    if (t->op == ir::Op::Load && !t->fixed_column && !t->col_offset && !t->col_wrap)
+    if (t->op == ir::Op::Load && !t->fixed_column && !t->col_offset && !t->col_wrap && !t->col_div)
         return init->op == ir::Op::Load && init->index == t->index && !init->col_offset &&
                init->fixed_column == col;
     if (t->op != init->op || t->args.size() != init->args.size() || t->index != init->index ||
         t->dtype != init->dtype || t->fixed_column != init->fixed_column ||
-        t->col_offset != init->col_offset || t->col_wrap != init->col_wrap)
+        t->col_offset != init->col_offset || t->col_wrap != init->col_wrap ||
+        t->col_div != init->col_div)
         return false;
     if (t->op == ir::Op::Const && !(t->value == init->value)) return false;
     if (t->op == ir::Op::Reduce) return same_node(t, init);
@@ -206,6 +207,8 @@ bool mentions(const ast::Block& block, const std::string& name) {
                        [&](const ast::Stmt& s) { return mentions(s, name); });
 }
 
+} // namespace
+
 // A variable the row loop's body sets, at its top level, to a value that does
 // not read it, before any other statement names it: reset at the start of
 // every row, it is the row's own (logos-ops.md §7, r2).
@@ -217,8 +220,6 @@ bool reset_per_row(const ast::Block& body, size_t end, const std::string& name) 
     }
     return false;
 }
-
-} // namespace
 
 Raiser::Snapshot Raiser::snapshot() const {
     return Snapshot{axes_,          tensors_,  locals_,       loop_stack_,    all_loops_,
@@ -283,6 +284,24 @@ void Raiser::run_loop(const LoopSpec& spec) {
     const bool sum_rows = column_sum_ && !column_sum_->in_column && loop.kind == LoopKind::Column;
     if (sum_rows) loop.kind = LoopKind::Row;
     loop.id = static_cast<int>(all_loops_.size());
+    // Variables set inside a column loop but declared outside are carried from
+    // one column to the next: each reads a placeholder for its old value.
+    std::map<std::string, SourcePos> set_at;
+    for (size_t i = 0; i < spec.body_end; ++i)
+        assigned_names_of((*spec.body)[i], set_at);
+    // A loop inside a merged row is one of its parts; a loop over rows may head one.
+    std::optional<int> head;
+    if (const LoopInfo* open = column_context(); open && !open->parts.empty()) head = open->id;
+    if (head) {
+        loop.kind = LoopKind::Column;
+        loop.head = head;
+    } else if (loop.kind == LoopKind::Row && !sum_rows) {
+        loop.levels = merged_levels(spec, set_at);
+        if (loop.levels > 0) {
+            loop.kind = LoopKind::Column;
+            loop.parts = {loop.id};
+        }
+    }
     loop.pos = spec.pos;
     loop.extent = canon(spec.hi - spec.lo + Poly::constant(1));
     if (auto k = loop.extent.constant_value()) {
@@ -309,14 +328,10 @@ void Raiser::run_loop(const LoopSpec& spec) {
         loop.axis = a->id;
     }
     all_loops_.push_back(loop);
+    if (head) all_loops_[static_cast<size_t>(*head)].parts.push_back(loop.id);
 
-    // Variables set inside a column loop but declared outside are carried from
-    // one column to the next: each reads a placeholder for its old value.
-    std::map<std::string, SourcePos> set_at;
-    for (size_t i = 0; i < spec.body_end; ++i)
-        assigned_names_of((*spec.body)[i], set_at);
     std::map<std::string, Value> before, int_before;
-    if (loop.kind != LoopKind::Row) {
+    if (loop.kind != LoopKind::Row && !head) {
         for (const auto& [name, pos] : set_at) {
             Binding* b = lookup(name);
             if (!b || name == spec.counter) continue;
@@ -373,6 +388,11 @@ void Raiser::run_loop(const LoopSpec& spec) {
         if (Binding* c = lookup(spec.counter))
             c->value = IntVal{canon(spec.hi + Poly::constant(1))};
 
+    if (head) return; // its head carries the row's values
+    if (!loop.parts.empty()) {
+        LoopInfo& mine = all_loops_[static_cast<size_t>(loop.id)];
+        mine.extent = Poly::atom({Atom::Axis, merged_axis(mine, spec.pos)});
+    }
     if (loop.kind != LoopKind::Row)
         finish_carried(all_loops_[static_cast<size_t>(loop.id)], before, set_at);
     // An Int stepped across the columns is a scan; one chosen by the data is

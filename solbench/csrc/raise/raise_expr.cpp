@@ -206,6 +206,10 @@ ir::Expr Raiser::counter_value(int loop_id, SourcePos pos) {
     if (auto at = std::find(rows.begin(), rows.end(), loop_id); at != rows.end())
         return ir::row_index(static_cast<int>(at - rows.begin()));
     LoopInfo* loop = column_context();
+    if (loop && !loop->parts.empty())
+        refuse(pos, Rule::ValueKind,
+               "the counter of a loop over a merged row (r2 §8) used as a number; only the row "
+               "loops' counters and a single column loop's are values");
     if (!loop || loop->id != loop_id || loop->kind != LoopKind::Column)
         refuse(pos, Rule::ValueKind,
                "the counter of a loop nested in the loop over the columns used as a number; "
@@ -642,7 +646,7 @@ namespace {
 ir::Expr at_fixed_column(const ir::Expr& e, int64_t col, SourcePos pos) {
     if (e->op == ir::Op::Reduce) return e;
     if (e->op == ir::Op::Load) {
-        if (e->col_offset || e->col_wrap || e->fixed_column)
+        if (e->col_offset || e->col_wrap || e->col_div || e->fixed_column)
             throw Refused{refusal(pos, Rule::LocalSequence,
                                   "a row buffer of shifted reads is read back only inside a loop")};
         return ir::load_fixed(e->index, col);
@@ -666,6 +670,8 @@ Value Raiser::read_row_buffer(const Content& c, const Poly& idx0, SourcePos pos)
     LoopInfo* loop = column_context();
     if (auto k = idx0.constant_value(); k && *k >= 0 && !idx0.mentions_kind(Atom::Loop))
         return NumVal{at_fixed_column(c.value, *k, pos), std::nullopt};
+    if (loop && !loop->parts.empty())
+        refuse(pos, Rule::LocalSequence, "a row buffer read inside a merged row (r2 §8)");
     if (!loop) refuse(pos, Rule::LocalSequence, whole);
     Atom counter{Atom::Loop, loop->id};
     auto [coef, rest] = idx0.split_by(counter);

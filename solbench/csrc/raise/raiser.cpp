@@ -592,9 +592,12 @@ const LoopInfo* Raiser::innermost(LoopKind k) const {
 }
 
 LoopInfo* Raiser::column_context() {
-    for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it)
-        if (all_loops_[static_cast<size_t>(*it)].kind != LoopKind::Row)
-            return &all_loops_[static_cast<size_t>(*it)];
+    for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
+        LoopInfo& loop = all_loops_[static_cast<size_t>(*it)];
+        if (loop.kind == LoopKind::Row) continue;
+        // A part of a merged row: its head is the loop over the columns.
+        return loop.head ? &all_loops_[static_cast<size_t>(*loop.head)] : &loop;
+    }
     return nullptr;
 }
 

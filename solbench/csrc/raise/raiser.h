@@ -26,6 +26,8 @@ struct Refused {
 void assigned_names(const ast::Block& block, std::map<std::string, SourcePos>& out);
 void assigned_names_of(const ast::Stmt& s, std::map<std::string, SourcePos>& out);
 bool contains_loop(const ast::Block& block);
+// A variable a row loop's body resets at its top level before any other use (loops.cpp).
+bool reset_per_row(const ast::Block& body, size_t end, const std::string& name);
 // The tensor element type of a LOGOS element type (none for Text).
 std::optional<ir::DType> element_dtype(ast::ElemType t);
 bool ir_reads_data(const ir::Expr& e);
@@ -69,6 +71,9 @@ struct AxisInfo {
     std::optional<int64_t> value;                 // constant, from a Check
     std::optional<std::pair<int, int64_t>> alias; // this axis == scale * other
     bool from_param = false;
+    // A row of several trailing axes (r2 §8): this axis is the product of these
+    // (axis ids, outermost first).
+    std::vector<int> parts;
 };
 
 enum class LoopKind { Row, Column, Inner };
@@ -83,6 +88,13 @@ struct LoopInfo {
     // row`); a reduction may, an element-wise output may not (a permutation).
     bool reversed = false;
     std::optional<int> axis; // Row: the axis it runs over
+    // A row of several trailing axes (r2 §8, instance norm over H x W): the
+    // outermost of their loops (the head) is the column loop, the loops nested in it
+    // its parts. Head: the part loops' ids, itself first, outermost first, and the
+    // number of levels of its nest. Part: the head's id.
+    std::vector<int> parts;
+    size_t levels = 0;
+    std::optional<int> head;
 };
 
 // What one output receives: one value per iteration of a loop nest.
@@ -126,6 +138,13 @@ struct TensorParam {
     std::optional<size_t> column_dim;
     // Read at the current column somewhere (not only at fixed positions: a Table).
     bool read_at_column = false;
+    // The trailing dimensions its columns run over: 1, or several merged into one row.
+    size_t column_rank = 1;
+    // Inside a merged row: the parts of the row its trailing dimensions index (all, or
+    // the outermost alone), and the row loop's axis whose counter joins the first part
+    // in one dimension (group norm's `(g - 1) * per_group + k` of channels).
+    size_t merged_parts = 0;
+    std::optional<int> split_axis;
 };
 
 struct LocalSeq {
@@ -224,6 +243,26 @@ class Raiser {
     void restore(Snapshot&& s);
     void run_column_sum_body(const LoopSpec& innermost_rows);
     LoopKind classify(const ast::Block& body) const;
+    // Merged rows (merged.cpp): a loop nest over several trailing axes raised as one
+    // loop over the columns of their product (r2 §8).
+    // The loops nested in a loop that heads a merged row; 0 when it does not head one.
+    size_t merged_levels(const LoopSpec& spec, const std::map<std::string, SourcePos>& set_at);
+    int merged_axis(LoopInfo& head, SourcePos pos);
+    std::optional<size_t> merged_rank(const LoopInfo& head, const std::vector<Poly>& index0) const;
+    // A read or store inside a merged row: the row loop a split first index joins
+    // (its id, in `split`), the index list with that loop's counter in its place
+    // (for the row checks), the number of parts read; the Load's column divisor.
+    struct MergedIndex {
+        std::optional<int> split; // a row loop's id
+        std::vector<Poly> rows;   // the leading indices, the split loop's counter last
+        size_t parts = 0;
+        std::optional<ir::Dim> div;
+    };
+    MergedIndex check_merged_index(const LoopInfo& head, TensorParam& t,
+                                   const std::vector<Poly>& index0, SourcePos pos);
+    void merge_dims(const TensorParam& t, std::vector<int>& dims) const;
+    void check_split_row(int split, const std::vector<Poly>& index0, size_t n_lead, SourcePos pos,
+                         std::optional<Diagnostic>& taint);
     bool only_row_loops_open() const;
     bool is_row_dimension(int axis);
     void finish_carried(const LoopInfo& loop, const std::map<std::string, Value>& before,

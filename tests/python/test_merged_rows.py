@@ -1,0 +1,111 @@
+"""Reductions over several trailing axes (logos-ops.md §8, r2; issue 16): the loops over H and
+W of an [N, C, H, W] tensor, nested one in the other, raise as one row of H x W columns. The
+tensors keep their four dimensions on the host (the definition's shapes, the checks), the
+kernel runs over rows N x C of H * W columns. Refusals beside the rule (a weight over some of
+the merged axes, a shifted read, a merged counter as a number, an update between the loops)
+are in tests/ops/refuse with the rules named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import solgen
+
+import solbench.cuda_host as ch
+
+ROOT = Path(__file__).resolve().parents[2]
+OP = ROOT / "tests" / "ops" / "accept" / "instance_norm_over_height_width.lg"
+
+
+def test_explain_shows_one_row_of_height_times_width() -> None:
+    p = solgen("explain", str(OP))
+    assert p.returncode == 0, p.stderr
+    assert "height_x_width = height * width" in p.stdout
+    assert "sum over c < height_x_width of x[r, c]" in p.stdout
+    p = solgen("explain", "--json", str(OP))
+    assert p.returncode == 0, p.stderr
+    ir = json.loads(p.stdout)
+    x = next(t for t in _tensors(ir) if t["name"] == "x")
+    assert x["rank"] == 4 and x["shape"] == ["batch_size", "seq_len", "height", "width"]
+
+
+def _tensors(j: object) -> list[dict]:
+    """Every tensor object (a dict with name, rank and shape) anywhere in explain's JSON."""
+    found: list[dict] = []
+    if isinstance(j, dict):
+        if {"name", "rank", "shape"} <= j.keys():
+            found.append(j)
+        for v in j.values():
+            found += _tensors(v)
+    elif isinstance(j, list):
+        for v in j:
+            found += _tensors(v)
+    return found
+
+
+@pytest.fixture(scope="module")
+def instance_norm(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("merged") / "b"
+    p = solgen(str(OP), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    return ch.load_cpu_extension("solbench_merged_rows", [str(out / "kernel.cu")],
+                                 str(out.parent / "build"))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 4, 16, 8), (3, 1, 1, 9)])
+def test_the_kernel_is_instance_norm(instance_norm, shape: tuple[int, int, int, int]) -> None:
+    """Against torch's own instance norm: planes whose H and W differ (a transposed plane
+    would show), an odd row length (the scalar path) and a vectorized one."""
+    torch.manual_seed(1)
+    x = torch.randn(*shape) * 3 + 1
+    out = torch.full_like(x, float("nan"))
+    instance_norm.run(x, 1e-5, out)
+    want = torch.nn.functional.instance_norm(x, eps=1e-5)
+    assert torch.allclose(out, want, atol=1e-5, rtol=1e-4), (out - want).abs().max()
+
+
+def test_the_host_checks_the_four_dimensions(instance_norm) -> None:
+    x = torch.randn(2, 3, 5, 7)
+    with pytest.raises(RuntimeError, match="x must be 4-d"):
+        instance_norm.run(x.reshape(2, 3, 35), 1e-5, torch.empty(2, 3, 5, 7))
+    with pytest.raises(RuntimeError, match=r"output.size\(2\) must be height \(5\), got 7"):
+        instance_norm.run(x, 1e-5, torch.empty(2, 3, 7, 5))
+
+
+def test_binds_to_a_definition_of_four_axes_and_passes_the_cpu_check(tmp_path: Path) -> None:
+    """A definition in the benchmark's form (N var, C const, H and W var): the op's axes take
+    its names, the bundle's definition keeps four axes per tensor, and the check passes on
+    planes of different heights and widths."""
+    problem = tmp_path / "problem"
+    problem.mkdir()
+    shape = ["N", "C", "H", "W"]
+    definition = {
+        "name": "instance_norm_2d",
+        "axes": {"N": {"type": "var"}, "C": {"type": "const", "value": 8},
+                 "H": {"type": "var"}, "W": {"type": "var"}},
+        "inputs": {"x": {"shape": shape, "dtype": "float32"},
+                   "eps": {"shape": None, "dtype": "float32"}},
+        "outputs": {"output": {"shape": shape, "dtype": "float32"}},
+        "reference": ("import torch\n\n\ndef run(x, eps):\n"
+                      "    return torch.nn.functional.instance_norm(x, eps=eps)\n"),
+    }
+    (problem / "definition.json").write_text(json.dumps(definition))
+    rows = [{"uuid": f"0000000{k}-0000-4000-8000-000000000000", "axes": axes,
+             "inputs": {"x": {"type": "random"}, "eps": {"type": "scalar", "value": 1e-5}},
+             "tolerance": {"max_atol": 1e-4, "max_rtol": 1e-4}}
+            for k, axes in enumerate([{"N": 2, "H": 6, "W": 10}, {"N": 1, "H": 3, "W": 64}])]
+    (problem / "workload.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "b"
+    p = solgen(str(OP), "--definition", str(problem / "definition.json"), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    written = json.loads((out / "definition.json").read_text())
+    assert written["inputs"]["x"]["shape"] == shape
+    kernel = (out / "kernel.cu").read_text()
+    assert "const int64_t H = x.size(2);" in kernel and "const int64_t W = x.size(3);" in kernel
+    assert "x.dim() == 4" in kernel
+    p = solgen("check", str(out), "--problem", str(problem), "--device", "cpu")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("PASSED") >= 2, p.stdout
