@@ -109,3 +109,37 @@ def test_binds_to_a_definition_of_four_axes_and_passes_the_cpu_check(tmp_path: P
     p = solgen("check", str(out), "--problem", str(problem), "--device", "cpu")
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("PASSED") >= 2, p.stdout
+
+
+GROUP_OP = ROOT / "tests" / "ops" / "accept" / "group_norm_four_groups.lg"
+
+
+@pytest.fixture(scope="module")
+def group_norm(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("group") / "b"
+    p = solgen(str(GROUP_OP), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    kernel = (out / "kernel.cu").read_text()
+    # The per-channel weight runs over the row's outer axis: one value per H x W columns.
+    assert "weight_row[(base + i) / dim1_x_dim2]" in kernel
+    return ch.load_cpu_extension("solbench_group_norm", [str(out / "kernel.cu")],
+                                 str(out.parent / "build"))
+
+
+@pytest.mark.parametrize("shape", [(2, 12, 5, 7), (1, 8, 4, 8), (3, 4, 1, 1)])
+def test_the_kernel_is_group_norm(group_norm, shape: tuple[int, int, int, int]) -> None:
+    """Against torch's group norm with 4 groups: 3 channels per group and odd planes (the
+    scalar path), 2 per group and aligned rows (the vectorized one), one channel a group."""
+    torch.manual_seed(2)
+    x = torch.randn(*shape) * 2 - 1
+    weight, bias = torch.randn(shape[1]), torch.randn(shape[1])
+    out = torch.full_like(x, float("nan"))
+    group_norm.run(x, weight, bias, 1e-5, out)
+    want = torch.nn.functional.group_norm(x, 4, weight, bias, eps=1e-5)
+    assert torch.allclose(out, want, atol=1e-5, rtol=1e-4), (out - want).abs().max()
+
+
+def test_channels_must_split_into_the_groups(group_norm) -> None:
+    x = torch.randn(1, 6, 2, 2)
+    with pytest.raises(RuntimeError, match=r"x.size\(1\) must be a multiple of 4"):
+        group_norm.run(x, torch.randn(6), torch.randn(6), 1e-5, torch.empty_like(x))

@@ -280,6 +280,14 @@ ir::OpIR Raiser::assemble() {
         taken.insert(n);
         return n;
     };
+    // Groups that split a dimension (group norm's channels) are the benchmark's num_groups.
+    for (const auto* list : {&op.inputs, &op.outputs})
+        for (const ir::Tensor& t : *list)
+            if (t.joined >= 0) {
+                ir::Axis& a =
+                    op.axes[static_cast<size_t>(t.shape[static_cast<size_t>(t.joined)].axis)];
+                if (a.name.empty()) a.name = fresh("num_groups");
+            }
     for (size_t j = 0; j < op.row_axes.size(); ++j) {
         ir::Axis& a = op.axes[static_cast<size_t>(op.row_axes[j])];
         if (a.name.empty())
