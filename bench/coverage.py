@@ -84,7 +84,8 @@ class Rule(Enum):
 # The §8 rules solgen accepts now (issue 16): a problem that needed only these is in a family.
 LANDED: frozenset[Rule] = frozenset({Rule.SIN_COS, Rule.COUNTER, Rule.COLUMN_SELECT, Rule.INT_BOOL,
                                       Rule.COLUMN_REDUCTION, Rule.DIV_REM, Rule.COLUMN_LEADING,
-                                      Rule.ROW_SETS, Rule.COLUMN_SUBSET, Rule.MULTI_AXIS})
+                                      Rule.ROW_SETS, Rule.COLUMN_SUBSET, Rule.MULTI_AXIS,
+                                      Rule.COLUMN_OVER_ROW})
 
 
 class Scope(Enum):

@@ -13,7 +13,8 @@ Recognition recognize_fused_row(const ir::OpIR& op) {
         if (op.outputs[i].role == ir::Role::ColumnSum) continue; // its own kernel
         if (op.outputs[i].role == ir::Role::Rows) any_rows = true;
         if (ir_queries::has_reduce(op.values[i])) any_reduce = true;
-        if (op.outputs[i].role == ir::Role::PerRow &&
+        // A sum over rows (r2 §8) adds per-row values, which the row kernel computes.
+        if ((op.outputs[i].role == ir::Role::PerRow || op.outputs[i].role == ir::Role::RowSum) &&
             ir_queries::loads_outside_reduce(op.values[i]))
             return refuse_op(op, i < op.value_pos.size() ? op.value_pos[i] : op.pos,
                              Rule::ElementOutsideReduction,

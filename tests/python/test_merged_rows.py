@@ -143,3 +143,45 @@ def test_channels_must_split_into_the_groups(group_norm) -> None:
     x = torch.randn(1, 6, 2, 2)
     with pytest.raises(RuntimeError, match=r"x.size\(1\) must be a multiple of 4"):
         group_norm.run(x, torch.randn(6), torch.randn(6), 1e-5, torch.empty_like(x))
+
+
+def test_sums_over_rows_are_deterministic_and_exact(tmp_path: Path) -> None:
+    """L1 039's grad_weight and grad_bias [C]: the row kernel's per-row sums over H x W, then
+    added over N in order by their own kernel: two runs give the same bits, equal to the
+    fp64 sums over N, H and W; grad_input matches the norm's backward."""
+    problem = ROOT / "tests" / "problems" / "real" / "l1_039_adaptive_instance_norm_backward"
+    out = tmp_path / "b"
+    p = solgen(str(problem / "op.lg"), "--definition", str(problem / "definition.json"),
+               "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    kernel = (out / "kernel.cu").read_text()
+    assert "grad_weight_rows[row]" in kernel and "atomic" not in kernel
+    mod = ch.load_cpu_extension("solbench_row_sum_039", [str(out / "kernel.cu")],
+                                str(tmp_path / "build"))
+    torch.manual_seed(3)
+    n, c, h, w = 5, 32, 6, 9
+    go, x = torch.randn(n, c, h, w), torch.randn(n, c, h, w)
+    weight = torch.randn(c)
+    mean = x.mean(dim=(2, 3), keepdim=True)
+    std = x.std(dim=(2, 3), keepdim=True) + 0.1
+    runs = []
+    for _ in range(2):
+        gi = torch.empty_like(x)
+        gw, gb = torch.full((c,), float("nan")), torch.full((c,), float("nan"))
+        mod.run(go, x, weight, mean, std, gi, gw, gb)
+        runs.append((gi, gw, gb))
+    for k in (1, 2):
+        assert torch.equal(runs[0][k].view(torch.int32), runs[1][k].view(torch.int32))
+    xhat = (x.double() - mean.double()) / std.double()
+    assert torch.allclose(runs[0][1].double(), (go.double() * xhat).sum(dim=(0, 2, 3)),
+                          rtol=1e-4, atol=1e-4)
+    assert torch.allclose(runs[0][2].double(), go.double().sum(dim=(0, 2, 3)),
+                          rtol=1e-4, atol=1e-4)
+    g = go.double() * weight.double().view(1, c, 1, 1)
+    d = x.double() - mean.double()
+    s = std.double()
+    dvar = (g * d).sum(dim=(2, 3), keepdim=True) * -0.5 / s ** 3
+    dmean = -(g / s).sum(dim=(2, 3), keepdim=True) \
+        + dvar * (-2.0 * d).sum(dim=(2, 3), keepdim=True) / (h * w)
+    want = g / s + dvar * 2.0 * d / (h * w) + dmean / (h * w)
+    assert torch.allclose(runs[0][0].double(), want, rtol=1e-3, atol=1e-3)

@@ -18,6 +18,8 @@ const char* role_name(ir::Role r) {
         return "unread";
     case ir::Role::ColumnSum:
         return "column_sum";
+    case ir::Role::RowSum:
+        return "row_sum";
     case ir::Role::Table:
         return "table";
     }

@@ -428,6 +428,7 @@ class Emitter {
     ElementFn element_fn(size_t output);
     std::vector<ElementFn> column_sums_;
     std::pair<std::string, std::vector<std::string>> column_sum_code();
+    std::pair<std::string, std::vector<std::string>> row_sum_code();
     std::string kept_row(const std::vector<int>& kept);
 };
 
@@ -736,10 +737,13 @@ json Emitter::row_context() {
         std::vector<std::string> stores;
         for (size_t i = 0; i < ir_.outputs.size(); ++i) {
             const Tensor& t = ir_.outputs[i];
-            if (t.role != Role::PerRow) continue;
+            if (t.role != Role::PerRow && t.role != Role::RowSum) continue;
             std::string value = row_printer.print(ir_.values[i]);
-            stores.push_back(output_name(static_cast<int>(i)) + "[row] = from_float<" +
-                             *cuda_type(t.dtype) + ">(" + value + ");");
+            if (t.role == Role::RowSum) // added over rows by its own kernel
+                stores.push_back(output_name(static_cast<int>(i)) + "_rows[row] = " + value + ";");
+            else
+                stores.push_back(output_name(static_cast<int>(i)) + "[row] = from_float<" +
+                                 *cuda_type(t.dtype) + ">(" + value + ");");
         }
         if (!stores.empty()) {
             per_row = json::object();
@@ -1039,7 +1043,7 @@ std::vector<std::string> Emitter::vector_conditions() {
     std::set<std::string> dims;
     auto add_tensor = [&](const Tensor& t, const std::string& name) {
         if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread ||
-            t.role == Role::ColumnSum || t.role == Role::Table)
+            t.role == Role::ColumnSum || t.role == Role::RowSum || t.role == Role::Table)
             return;
         conds.push_back("aligned16(" + name + ")");
         if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(ir::column_dim(t)));
@@ -1094,6 +1098,11 @@ std::vector<std::string> Emitter::kernel_params(bool with_types) {
         const Tensor& t = ir_.outputs[i];
         if (t.role == Role::ColumnSum) continue; // written by its own kernels
         std::string name = output_name(static_cast<int>(i));
+        if (t.role == Role::RowSum) { // the row kernel writes its per-row sums, in fp32
+            out.push_back(with_types ? "float* __restrict__ " + name + "_rows"
+                                     : "static_cast<float*>(" + name + "_rows.data_ptr())");
+            continue;
+        }
         std::string type = *cuda_type(t.dtype);
         out.push_back(with_types ? type + "* __restrict__ " + name
                                  : "static_cast<" + type + "*>(" + name + ".data_ptr())");
@@ -1266,6 +1275,14 @@ std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) 
     if (ir::row_set_count(ir_) == 1) // else each row set counts its own (run_row_sets)
         for (const std::string& l : row_count_lines())
             lines.push_back(l);
+    for (size_t i = 0; i < ir_.outputs.size(); ++i) // a sum over rows: its per-row sums
+        if (ir_.outputs[i].role == Role::RowSum) {
+            if (ir::row_set_count(ir_) != 1)
+                errors_.push_back("a sum over rows in an op of several row sets");
+            lines.push_back("const at::Tensor " + output_name(static_cast<int>(i)) +
+                            "_rows = torch::empty({rows}, torch::TensorOptions().dtype("
+                            "at::ScalarType::Float).device(stream.device()));");
+        }
     return lines;
 }
 
@@ -1305,7 +1322,7 @@ std::string Emitter::returned() const {
 std::string Emitter::zero_sums() const {
     std::string zero;
     for (size_t i = 0; i < ir_.outputs.size(); ++i)
-        if (ir_.outputs[i].role == Role::ColumnSum)
+        if (ir_.outputs[i].role == Role::ColumnSum || ir_.outputs[i].role == Role::RowSum)
             zero += output_name(static_cast<int>(i)) + ".zero_(); ";
     return zero;
 }
@@ -1345,7 +1362,8 @@ std::string Emitter::kept_row(const std::vector<int>& kept) {
 }
 
 std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
-    if (column_sums_.empty()) return {};
+    auto [row_sum_kernels, row_sum_launch] = row_sum_code();
+    if (column_sums_.empty()) return {row_sum_kernels, row_sum_launch};
     for (int axis : ir_.row_axes) // the kept counts below read the row axes
         kernel_axis(axis);
     const std::vector<std::string> params = kernel_params(true);
@@ -1437,6 +1455,50 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
     }
     std::string kernels = std::get<std::string>(text);
     kernels.pop_back(); // host_run.mustache's own line ends the last kernel's blank line
+    if (!row_sum_kernels.empty()) kernels += "\n" + row_sum_kernels;
+    launch.insert(launch.end(), row_sum_launch.begin(), row_sum_launch.end());
+    return {kernels, launch};
+}
+
+// Sums over rows of per-row sums (r2 §8): templates/row_sum.mustache's kernel adds the
+// row kernel's per-row sums, [summed rows, kept rows], over the summed rows in order.
+std::pair<std::string, std::vector<std::string>> Emitter::row_sum_code() {
+    json sums = json::array();
+    std::vector<std::string> launch;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+        const Tensor& out = ir_.outputs[i];
+        if (out.role != Role::RowSum) continue;
+        const std::string name = output_name(static_cast<int>(i));
+        const std::string type = *cuda_type(out.dtype);
+        const std::string function = identifier(ir_.name) + "_" + name;
+        sums.push_back(
+            {{"output", out.name}, {"name", name}, {"function", function}, {"type", type}});
+        std::vector<std::string> kept;
+        for (int p : out.row_subset)
+            kept.push_back(host_axis(ir_.row_axes[static_cast<size_t>(p)]));
+        const std::string count = name + "_kept";
+        launch.push_back("// " + out.name + ": the per-row sums added over the leading rows.");
+        launch.push_back("const int64_t " + count + " = " + join(kept, " * ") + ";");
+        launch.push_back("if (status == cudaSuccess && " + count + " > 0) {");
+        launch.push_back("    cudaLaunchConfig_t config = {};");
+        launch.push_back("    config.gridDim = dim3(static_cast<unsigned>((" + count +
+                         " + kBlockThreads - 1) / kBlockThreads));");
+        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
+        launch.push_back("    config.stream = stream.stream();");
+        launch.push_back("    status = cudaLaunchKernelEx(&config, " + function +
+                         "_finish, static_cast<const float*>(" + name +
+                         "_rows.data_ptr()), static_cast<" + type + "*>(" + name +
+                         ".data_ptr()), rows / " + count + ", " + count + ");");
+        launch.push_back("}");
+    }
+    if (sums.empty()) return {};
+    auto text = codegen::render_template("row_sum.mustache", {{"row_sums", sums}});
+    if (auto* err = std::get_if<codegen::TemplateError>(&text)) {
+        errors_.push_back(err->message);
+        return {};
+    }
+    std::string kernels = std::get<std::string>(text);
+    kernels.pop_back();
     return {kernels, launch};
 }
 

@@ -154,6 +154,14 @@ class ReferencePrinter {
                              row_sizes() + ", 1)";
                 shaped = kept ? as_operand(shaped) + ".reshape(" + shape_of(t) + ")"
                               : as_operand(shaped) + ".squeeze(-1)";
+            } else if (t.role == Role::RowSum) {
+                // A sum over rows: the per-row value, summed in fp32 over the rows it
+                // does not keep.
+                if (!covers_rows(value))
+                    shaped = "torch.as_tensor(" + strip(v) + ", device=" + device() + ").expand(" +
+                             row_sizes() + ", 1)";
+                shaped =
+                    as_operand(shaped) + ".squeeze(-1).float().sum(dim=" + summed_dims(t) + ")";
             } else if (t.role == Role::ColumnSum) {
                 // A column reduction: the value over every row, summed in fp32 over the
                 // rows it does not keep.

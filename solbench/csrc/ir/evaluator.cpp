@@ -57,6 +57,8 @@ class Evaluator {
                 out[i].assign(static_cast<size_t>(kept_count(op_.outputs[i]) *
                                                   dim(column_dim(op_.outputs[i]))),
                               0.0);
+            else if (op_.outputs[i].role == Role::RowSum)
+                out[i].assign(static_cast<size_t>(kept_count(op_.outputs[i])), 0.0);
         for (int64_t r = 0; r < rows; ++r) {
             memo_.clear();
             for (size_t i = 0; i < op_.outputs.size(); ++i) {
@@ -67,6 +69,8 @@ class Evaluator {
                     const int64_t at = is_broadcast(t) ? row_start(t, r) * cols : 0;
                     for (int64_t c = 0; c < cols; ++c)
                         out[i][static_cast<size_t>(at + c)] += eval(op_.values[i], r, c);
+                } else if (t.role == Role::RowSum) { // per row, added at its kept rows
+                    out[i][static_cast<size_t>(row_start(t, r))] += eval(op_.values[i], r, 0);
                 } else if (t.role == Role::PerRow) {
                     out[i].push_back(round_to(t.dtype, eval(op_.values[i], r, 0)));
                 } else {
@@ -77,7 +81,7 @@ class Evaluator {
             }
         }
         for (size_t i = 0; i < op_.outputs.size(); ++i)
-            if (op_.outputs[i].role == Role::ColumnSum)
+            if (op_.outputs[i].role == Role::ColumnSum || op_.outputs[i].role == Role::RowSum)
                 for (double& v : out[i])
                     v = round_to(op_.outputs[i].dtype, v);
         nlohmann::json result = nlohmann::json::object();

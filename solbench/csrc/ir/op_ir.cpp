@@ -475,6 +475,13 @@ void print_values(const OpIR& op, std::ostream& out) {
                         op.axes[static_cast<size_t>(op.row_axes[static_cast<size_t>(k)])].name;
             out << "  " << t.name << "[r:" << kept << ", c] = sum over the other rows of "
                 << p(op.values[i]) << "\n";
+        } else if (t.role == Role::RowSum) {
+            std::string kept;
+            for (int k : t.row_subset)
+                kept += (kept.empty() ? "" : ",") +
+                        op.axes[static_cast<size_t>(op.row_axes[static_cast<size_t>(k)])].name;
+            out << "  " << t.name << "[r:" << kept << "] = sum over the other rows of "
+                << p(op.values[i]) << "\n";
         } else
             out << "  " << t.name << (t.role == Role::PerRow ? "[r]" : "[r, c]") << " = "
                 << p(op.values[i]) << "\n";

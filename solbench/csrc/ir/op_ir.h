@@ -77,6 +77,11 @@ enum class Role {
     // row_subset (the first k row axes), [those axes..., column dim]: per index
     // of them, the sum over the other rows (grad_embeddings[seq, d] over heads).
     ColumnSum,
+    // An output of shape [the last k row axes]: per index of them, the sum over the
+    // other rows of a per-row value, in fp32 (r2 §8: grad_weight[C] of an instance
+    // norm's backward, the per-row sums over H x W added over N). row_subset: the kept
+    // positions.
+    RowSum,
     // shape [row axes..., width]: a few values per row, each read at a fixed
     // position of the row (r2 §8: a [seq, 3] table of positions read as
     // `item 1 of row`, `item 2 of row`); never read along the columns.

@@ -101,7 +101,8 @@ ir::OpIR Raiser::assemble() {
         return static_cast<int>(it - row_sets.begin());
     };
     for (size_t i = 0; i < outs.size(); ++i)
-        if (!outs[i].content.column_sum) set_of[i] = join_set(roots_of(outs[i]));
+        if (!outs[i].content.column_sum && !outs[i].content.summed_loop)
+            set_of[i] = join_set(roots_of(outs[i]));
     // A column sum whose loops visit a set's rows in another order (the kept heads
     // outside, the summed sequence inside) sums over that set's rows: its kept axes
     // are some positions of the set, in the set's order (r2 §8: an output indexed by
@@ -138,6 +139,70 @@ ir::OpIR Raiser::assemble() {
         set_of[i] = static_cast<int>(permuted - row_sets.begin());
     }
 
+    // A merged row's axes are one row wherever they are read (r2 §8): a loop over one of
+    // them as rows, or along the columns alone, elsewhere in the op would address another
+    // row than the merged one.
+    std::set<int> merged_parts;
+    for (const AxisInfo& a : axes_)
+        if (a.parts.size() >= 2)
+            for (int p : a.parts)
+                merged_parts.insert(resolve_axis(p).first);
+    auto refuse_split = [&](SourcePos pos, const std::string& what) {
+        if (merged_heads_.empty()) { // once more, merging every nest over those axes
+            RaiseAgainMerged again;
+            for (const AxisInfo& m : axes_)
+                if (m.parts.size() >= 2)
+                    for (size_t k = 0; k < axes_.size(); ++k)
+                        if (resolve_axis(static_cast<int>(k)).first ==
+                            resolve_axis(m.parts.front()).first)
+                            again.heads.insert(static_cast<int>(k));
+            throw again;
+        }
+        refuse(pos, Rule::LoopForm,
+               what + " runs over one of the axes of a merged row (r2 §8) as an axis of its "
+                      "own; write every loop nest over them alike (nested, with only Lets "
+                      "between)");
+    };
+    for (const OutputSpec& o : outs) {
+        for (int r : roots_of(o))
+            if (merged_parts.count(r)) refuse_split(o.content.pos, "'" + o.name + "'");
+        if (o.content.col_loop && !o.dims.empty() &&
+            merged_parts.count(resolve_axis(o.dims.back()).first))
+            refuse_split(o.content.pos, "'" + o.name + "'");
+    }
+    for (const TensorParam& t : tensors_)
+        if (!t.param->is_output && t.column_read && *t.column_read && t.merged_parts == 0 &&
+            merged_parts.count(resolve_axis(column_axis(t)).first))
+            refuse_split(t.param->pos, "'" + t.param->name + "'");
+
+    // A sum over rows of per-row sums (r2 §8: grad_weight[c] over N and H x W) runs over
+    // the rows of a set whose axes are its kept rows' and its summed loop's; the kept
+    // ones must be the set's last (each output element adds a column of the [summed,
+    // kept] per-row sums, in order).
+    for (size_t i = 0; i < outs.size(); ++i) {
+        const Content& c = outs[i].content;
+        if (!c.summed_loop) continue;
+        std::vector<int> mine = roots_of(outs[i]);
+        const std::vector<int> kept = mine;
+        mine.push_back(resolve_axis(*all_loops_[static_cast<size_t>(*c.summed_loop)].axis).first);
+        auto set = std::find_if(row_sets.begin(), row_sets.end(), [&](const auto& s) {
+            return std::is_permutation(s.begin(), s.end(), mine.begin(), mine.end());
+        });
+        if (set == row_sets.end())
+            refuse(c.pos, Rule::OutputShape,
+                   "'" + outs[i].name +
+                       "' sums over rows that no row output of the op runs over; a sum over "
+                       "rows rides beside the row outputs of the same rows");
+        if (!std::equal(kept.begin(), kept.end(), set->end() - static_cast<long>(kept.size())))
+            refuse(c.pos, Rule::OutputShape,
+                   "'" + outs[i].name +
+                       "' keeps row axes that are not the last of its rows (a sum over inner "
+                       "rows); solgen sums over the leading rows");
+        for (size_t k = set->size() - kept.size(); k < set->size(); ++k)
+            kept_at[i].push_back(static_cast<int>(k));
+        set_of[i] = static_cast<int>(set - row_sets.begin());
+    }
+
     // Dense axis numbering: row axes, then the column axis, then the rest.
     ir::OpIR op;
     std::map<int, int> ir_axis;
@@ -168,6 +233,10 @@ ir::OpIR Raiser::assemble() {
             column_root = resolve_axis(o.dims.back()).first;
             break;
         }
+    // A merged row's axis and its parts are numbered before the expressions', so that
+    // the numbering does not follow the order the expressions are written in.
+    if (column_root && !axes_[static_cast<size_t>(*column_root)].parts.empty())
+        use_axis(*column_root);
     auto to_dim = [&](int axis) {
         auto [root, scale] = resolve_axis(axis);
         return ir::Dim{use_axis(root), scale};
@@ -256,9 +325,10 @@ ir::OpIR Raiser::assemble() {
         for (int d : o.dims)
             x.shape.push_back(to_dim(d));
         x.joined = o.joined;
-        x.role = o.content.column_sum ? ir::Role::ColumnSum
-                 : o.content.col_loop ? ir::Role::Rows
-                                      : ir::Role::PerRow;
+        x.role = o.content.column_sum    ? ir::Role::ColumnSum
+                 : o.content.summed_loop ? ir::Role::RowSum
+                 : o.content.col_loop    ? ir::Role::Rows
+                                         : ir::Role::PerRow;
         x.row_subset = kept_at[i]; // a column sum's kept rows
         x.row_set = set_of[i];
         op.outputs.push_back(x);

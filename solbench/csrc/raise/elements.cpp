@@ -63,7 +63,7 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
     // whatever their order in the tensors (per head, summed over the sequence): a
     // read may follow the loops in any order, each loop once; assemble() then
     // sums over the rows of the outputs beside it.
-    const bool any_order = column_sum_.has_value();
+    const bool any_order = column_sum_.has_value() || row_sum_.has_value(); // also a row sum's
     std::set<int> used;
     for (size_t j = 0; j < n_lead; ++j) {
         const Poly& idx = index0[j];
@@ -78,7 +78,7 @@ void Raiser::check_row_indices(const TensorParam& t, const std::vector<Poly>& in
                                "): a reduction over an axis that is not the last");
         if (is_unit_index(t, j, idx)) continue;
         auto at = idx.single_atom();
-        if (any_order) at = summed_row_read(at, idx, pos);
+        if (column_sum_) at = summed_row_read(at, idx, pos);
         const size_t from = any_order ? 0 : std::min(next, rows.size());
         auto loop = at && at->kind == Atom::Loop && !(any_order && used.count(at->id))
                         ? std::find(rows.begin() + static_cast<long>(from), rows.end(), at->id)
@@ -366,6 +366,11 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
         refuse(s.pos, Rule::StorePattern,
                "a store must address one element of '" + t.param->name + "'");
     NumVal v = to_num(eval(*set.value), set.value->pos);
+    std::optional<int> summed; // a sum over rows of per-row sums (merged.cpp)
+    if (auto it = row_sums_.find(v.e.get()); it != row_sums_.end()) {
+        summed = it->second;
+        v.taint.reset();
+    }
     require_clean(v, s.pos);
     if (t.stored)
         refuse(s.pos, Rule::StorePattern,
@@ -416,6 +421,10 @@ void Raiser::exec_set_item(const ast::Stmt& s, const ast::SetItem& set) {
     c.row_loops = rows;
     c.value = v.e;
     c.pos = s.pos;
+    c.summed_loop = summed;
+    if (summed && loop)
+        refuse(s.pos, Rule::StorePattern,
+               "a sum over rows stored inside a loop over the columns; store it once per row");
     if (merged) {
         c.col_loop = loop->id;
     } else if (loop) {

@@ -295,7 +295,11 @@ void Raiser::run_loop(const LoopSpec& spec) {
     if (head) {
         loop.kind = LoopKind::Column;
         loop.head = head;
-    } else if (loop.kind == LoopKind::Row && !sum_rows) {
+    }
+    std::vector<std::string> row_totals; // sums over these rows of a merged row's per-row sums
+    const bool row_sum = !head && loop.kind == LoopKind::Row && !sum_rows &&
+                         starts_row_sum(spec, loop, set_at, row_totals);
+    if (!head && loop.kind == LoopKind::Row && !sum_rows && !row_sum) {
         loop.levels = merged_levels(spec, set_at);
         if (loop.levels > 0) {
             loop.kind = LoopKind::Column;
@@ -369,11 +373,30 @@ void Raiser::run_loop(const LoopSpec& spec) {
                 declare(name, b->value, true);
                 row_own.push_back(name);
             }
+    if (row_sum) row_sum_ = RowSum{row_totals, loop.id};
     if (sum_rows) {
         run_column_sum_body(spec);
     } else {
         for (size_t i = 0; i < spec.body_end; ++i)
             exec((*spec.body)[i]);
+    }
+    if (row_sum) row_sum_.reset();
+    for (const std::string& row_total : row_totals) {
+        Binding* b = lookup(row_total);
+        auto* n = b ? std::get_if<NumVal>(&b->value) : nullptr;
+        if (!n || n->e->op != ir::Op::Reduce || n->e->reduce_kind != ir::ReduceKind::Sum)
+            refuse(set_at.at(row_total), Rule::CrossRow,
+                   "'" + row_total + "' is carried across the rows of the loop on line " +
+                       std::to_string(spec.pos.line) +
+                       ": a sum over rows adds, at every row, the row's sum over a merged row "
+                       "(r2 §8), from 0");
+        if (n->taint) throw Refused{*n->taint};
+        row_sums_[n->e.get()] = loop.id;
+        b->value = NumVal{n->e, refusal(set_at.at(row_total), Rule::CrossRow,
+                                        "'" + row_total +
+                                            "' holds a sum over rows; it can only be stored "
+                                            "(`Set item c of out to " +
+                                            row_total + ".`)")};
     }
     scopes_.pop_back();
     loop_stack_.pop_back();

@@ -62,6 +62,7 @@ size_t Raiser::merged_levels(const LoopSpec& spec, const std::map<std::string, S
         for (const AxisInfo& axis : axes_)
             if (!axis.parts.empty() && resolve_axis(axis.parts.front()).first == root)
                 return levels;
+        if (merged_heads_.count(a->id) || merged_heads_.count(root)) return levels;
     }
     for (const auto& [name, pos] : set_at) {
         Binding* b = lookup(name);
@@ -70,6 +71,37 @@ size_t Raiser::merged_levels(const LoopSpec& spec, const std::map<std::string, S
             return levels;
     }
     return 0;
+}
+
+// A loop over rows that sums, into an accumulator of the rows around it, the per-row
+// sums of a merged row nested in it (r2 §8: a per-channel sum over N and H x W,
+// `Repeat for c: Let mutable t be 0. Repeat for n: <loops over H, W: Set t to t + e.>
+// Set item c of grad_weight to t.`): its axis is a row axis of the op already (an
+// earlier loop ran over it as rows), its body a merged row's perfect nest.
+bool Raiser::starts_row_sum(const LoopSpec& spec, const LoopInfo& loop,
+                            const std::map<std::string, SourcePos>& set_at,
+                            std::vector<std::string>& totals) {
+    if (column_sum_ || row_sum_ || loop_stack_.empty() || !only_row_loops_open()) return false;
+    if (nest_levels(*spec.body, spec.body_end) < 2) return false;
+    auto a = canon(spec.hi - spec.lo + Poly::constant(1)).single_atom();
+    if (!a || a->kind != Atom::Axis) return false;
+    const int root = resolve_axis(a->id).first;
+    const bool earlier_rows =
+        std::any_of(all_loops_.begin(), all_loops_.end(), [&](const LoopInfo& l) {
+            return l.kind == LoopKind::Row && l.axis && resolve_axis(*l.axis).first == root &&
+                   std::find(loop_stack_.begin(), loop_stack_.end(), l.id) == loop_stack_.end();
+        });
+    if (!earlier_rows) return false;
+    std::vector<std::string> carried;
+    for (const auto& [name, pos] : set_at) {
+        Binding* b = lookup(name);
+        if (b && b->is_mutable && std::holds_alternative<NumVal>(b->value) && b->depth > 0 &&
+            name != spec.counter && !reset_per_row(*spec.body, spec.body_end, name))
+            carried.push_back(name);
+    }
+    (void)loop;
+    totals = carried;
+    return !carried.empty();
 }
 
 // The axis of a merged row, once its loops have run: the product of the parts'

@@ -293,7 +293,10 @@ void Raiser::exec_set(const ast::Stmt& s, const ast::SetVar& set) {
     if (!b) refuse(s.pos, Rule::Unsupported, "unknown name '" + set.name + "'");
     // Loops entered since the variable was declared decide what the update means.
     for (size_t i = b->depth; i < loop_stack_.size(); ++i)
-        if (loop_at(i).kind == LoopKind::Row)
+        if (loop_at(i).kind == LoopKind::Row &&
+            !(row_sum_ && row_sum_->loop == loop_at(i).id &&
+              std::find(row_sum_->totals.begin(), row_sum_->totals.end(), set.name) !=
+                  row_sum_->totals.end()))
             refuse(s.pos, Rule::CrossRow,
                    "'" + set.name +
                        "' lives outside the loop over rows and is updated inside it, so one row's "
@@ -621,8 +624,14 @@ namespace solbench {
 Raised raise_op(const ast::Program& program, const ast::Function& op, const std::string& file,
                 const TypeFacts& facts) {
     try {
-        raise::Raiser r(program, op, file, facts);
-        return r.run();
+        try {
+            raise::Raiser r(program, op, file, facts);
+            return r.run();
+        } catch (const raise::RaiseAgainMerged& again) {
+            raise::Raiser r(program, op, file, facts);
+            r.merged_heads_ = again.heads;
+            return r.run();
+        }
     } catch (const raise::Refused& r) {
         return Failure{file, {r.refusal}};
     } catch (const std::overflow_error&) {

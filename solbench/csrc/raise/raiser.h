@@ -22,6 +22,13 @@ struct Refused {
     Diagnostic refusal; // with its rule
 };
 
+// Thrown when a loop nest ran over a merged row's axes as rows before the nest that
+// merges them (an elementwise output written before the norm's reductions): the raise
+// starts again knowing the axes whose loops head merged rows (their axis ids).
+struct RaiseAgainMerged {
+    std::set<int> heads;
+};
+
 // Every name a block assigns with `Set`, at any depth, with the first place.
 void assigned_names(const ast::Block& block, std::map<std::string, SourcePos>& out);
 void assigned_names_of(const ast::Stmt& s, std::map<std::string, SourcePos>& out);
@@ -110,6 +117,10 @@ struct Content {
     // first k row loops (the output's leading dimensions).
     bool column_sum = false;
     size_t kept_rows = 0;
+    // A sum over rows of a per-row value (r2 §8: grad_weight[c] of an instance norm's
+    // backward, over N and H x W): `value` is the per-row sum, added over the rows of
+    // `summed_loop`; row_loops are the kept rows' loops.
+    std::optional<int> summed_loop;
 };
 
 // The columns one branch of an If on the column counter runs over: [lo, hi) of
@@ -350,7 +361,21 @@ class Raiser {
     std::vector<int> scalar_inputs_; // tensors_ index -> IR input (Scalar params)
     std::vector<std::pair<std::string, int>> size_params_; // Int parameters and their axes
     std::optional<ColumnSum> column_sum_;                  // while raising one
-    std::map<const ast::Param*, int> input_index_;         // param -> IR input index
+    // A sum over the rows of a loop of a per-row sum (merged.cpp): while its loop runs,
+    // the accumulator and the loop; after it, the per-row sums it stands for.
+    struct RowSum {
+        std::vector<std::string> totals;
+        int loop = -1;
+    };
+    std::optional<RowSum> row_sum_;
+    std::map<const ir::Node*, int> row_sums_; // a per-row sum -> the loop it adds over
+  public:
+    std::set<int> merged_heads_; // from an earlier raise of the op (RaiseAgainMerged)
+  private:
+    bool starts_row_sum(const LoopSpec& spec, const LoopInfo& loop,
+                        const std::map<std::string, SourcePos>& set_at,
+                        std::vector<std::string>& totals);
+    std::map<const ast::Param*, int> input_index_; // param -> IR input index
 };
 
 } // namespace solbench::raise
