@@ -64,10 +64,15 @@ size_t Raiser::merged_levels(const LoopSpec& spec, const std::map<std::string, S
                 return levels;
         if (merged_heads_.count(a->id) || merged_heads_.count(root)) return levels;
     }
+    // The accumulator is the row's own: declared in the innermost row loop (one declared
+    // further out sums over rows, cross-row), or one of a sum over rows (row_sum_).
     for (const auto& [name, pos] : set_at) {
         Binding* b = lookup(name);
+        const bool summed = row_sum_ && std::find(row_sum_->totals.begin(), row_sum_->totals.end(),
+                                                  name) != row_sum_->totals.end();
         if (b && b->is_mutable && std::holds_alternative<NumVal>(b->value) &&
-            name != spec.counter && !reset_per_row(*spec.body, spec.body_end, name))
+            (b->depth == loop_stack_.size() || summed) && name != spec.counter &&
+            !reset_per_row(*spec.body, spec.body_end, name))
             return levels;
     }
     return 0;
