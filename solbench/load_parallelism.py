@@ -112,10 +112,22 @@ class KernelFigures:
     loads_in_flight: int  # per thread, in the steady state (the longest row it takes)
     bytes_in_flight: int  # per thread, idem
     regions: tuple[sass.Region, ...]
+    mufu: int = 0  # special-function instructions (MUFU: EX2, RCP, TANH, ...) in the kernel
 
     @property
     def bytes_in_flight_per_sm(self) -> int:
         return self.resident_threads * self.bytes_in_flight
+
+    @property
+    def mufu_per_element(self) -> float | None:
+        """MUFU instructions per element of the row a thread handles, for a cached kernel:
+        it is fully unrolled, so its SASS is a row's whole work (kChunks x kVec elements a
+        thread, the per-row reductions and the special-function slow paths counted too, an
+        upper bound). None for a loop, whose trip count the SASS does not give."""
+        v = self.variant
+        if v is None or not v.chunks or v.is_fallback:
+            return None
+        return self.mufu / (v.chunks * v.vector)
 
 
 def steady_state(regions: list[sass.Region]) -> sass.Region | None:
@@ -158,7 +170,7 @@ def figures(usage: list[KernelUsage], sass_text: str, ptx: str,
             resident_threads=resident_threads(chip, k.registers, bounds[k.kernel], k.shared_bytes),
             loads_in_flight=main.peak_loads_in_flight if main else 0,
             bytes_in_flight=main.peak_bytes_in_flight if main else 0,
-            regions=tuple(regions)))
+            regions=tuple(regions), mufu=sass.count(bodies[k.kernel], "MUFU")))
     return out
 
 
@@ -323,7 +335,8 @@ def markdown_row(bundle: str, r: RowFigures, need: float) -> str:
     return (f"| {bundle} | {r.cols if r.cols is not None else 'any'} | "
             f"{k.variant.describe() if k.variant else '?'} | {k.registers} | "
             f"{k.resident_threads} | {r.loads_in_flight:.1f} x {width} B | "
-            f"{r.bytes_in_flight_per_sm / 1024:.0f} KiB | {r.bytes_in_flight_per_sm / need:.1f}x |")
+            f"{r.bytes_in_flight_per_sm / 1024:.0f} KiB | {r.bytes_in_flight_per_sm / need:.1f}x | "
+            f"{'-' if k.mufu_per_element is None else f'{k.mufu_per_element:.2f}'} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -339,8 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{chip.name}: {chip.dram_bytes_per_s / 1e12:g} TB/s x {args.latency_ns:g} ns / "
           f"{chip.sms} SMs = {need / 1024:.1f} KiB in flight per SM needed\n")
     print("| bundle | cols | kernel variant | registers | threads/SM | in flight/thread "
-          "| in flight/SM | vs needed |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| in flight/SM | vs needed | MUFU/element |")
+    print("|---|---|---|---|---|---|---|---|---|")
     status = 0
     for bundle in args.bundles:
         try:

@@ -183,6 +183,13 @@ def _between(body: list[Instruction | str], first: int, last: int) -> list[Instr
     return out
 
 
+def count(body: list[Instruction | str], opcode: str) -> int:
+    """Instructions of `body` whose opcode is `opcode` or starts with `opcode.` (MUFU: every
+    MUFU.EX2, MUFU.RCP, ...)."""
+    return sum(1 for i in body if isinstance(i, Instruction)
+               and (i.opcode == opcode or i.opcode.startswith(opcode + ".")))
+
+
 def find_nvdisasm() -> str | None:
     """nvdisasm from PATH, CUDA_HOME, or the copy Triton (a dependency of torch) carries."""
     if found := shutil.which("nvdisasm"):

@@ -64,6 +64,13 @@ bool aligned16(const at::Tensor& t) {
 
 constexpr int kWarpSize = 32;
 
+struct SumOp {
+    __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
+};
+struct MaxOp {
+    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
 // The lanes of a warp that share a row: all 32, or a group of 16 for short
 // rows (xor shuffles under 16 stay inside a half warp).
 template <int kThreads>
@@ -165,6 +172,53 @@ __device__ __forceinline__ void for_each_chunk(int64_t extent, Body body) {
     }
 }
 
+// A 16-byte word at p when `take`, else zeros: on the GPU a predicated load, so a run of them
+// has no branch between its loads and the compiler may issue them all before their uses.
+template <typename Word>
+__device__ __forceinline__ Word load_word_if(bool take, const Word* __restrict__ p) {
+    Word w = make_uint4(0u, 0u, 0u, 0u);
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .pred take;\n\tsetp.ne.b32 take, %4, 0;\n\t"
+        "@take ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%5];\n\t}"
+        : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w)
+        : "r"(static_cast<int>(take)), "l"(p));
+#else
+    if (take) w = __ldg(p);
+#endif
+    return w;
+}
+
+// Fills a row's register cache (kChunks > 0). Up to two chunks per thread it is straight-line
+// code: each chunk's 16-byte loads are predicated on the chunk being inside the row instead of
+// branched around, so no branch stands between one chunk's loads and the next one's (short
+// rows then have every load in flight at once). With more chunks the raw words held beside
+// the converted floats cost spills at 256 threads (measured on sm_90: 4-8 bytes), and the
+// branched loop already has several loads in flight.
+template <int kThreads, int kVec, int kChunks, typename T>
+__device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__ row,
+                                           float (&cache)[kChunks > 0 ? kChunks : 1][kVec]) {
+    if constexpr (kVec * sizeof(T) % 16 == 0 && kChunks > 0 && kChunks <= 2) {
+        constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
+        const int64_t first = static_cast<int64_t>(threadIdx.x % kThreads) * kVec;
+#pragma unroll
+        for (int chunk = 0; chunk < kChunks; ++chunk) {
+            const int64_t base = first + static_cast<int64_t>(chunk) * kThreads * kVec;
+#pragma unroll
+            for (int w = 0; w < kVec / kPerWord; ++w) {
+                const uint4 word =
+                    load_word_if(base < extent, reinterpret_cast<const uint4*>(row + base) + w);
+                const T* elems = reinterpret_cast<const T*>(&word);
+#pragma unroll
+                for (int j = 0; j < kPerWord; ++j) cache[chunk][w * kPerWord + j] = to_float(elems[j]);
+            }
+        }
+    } else if constexpr (kChunks > 0) {
+        for_each_chunk<kThreads, kVec, kChunks>(extent, [&](int chunk, int64_t base) {
+            load_vec<kVec>(row + base, cache[chunk]);
+        });
+    }
+}
+
 // A row input's kVec values at `base`: from the register cache when the row
 // is cached, else from memory.
 template <int kChunks, int kVec, typename T>
@@ -197,28 +251,35 @@ __global__ void __launch_bounds__(kBlockThreads) log_softmax_kernel(const float*
     const int64_t row = live ? row_index : 0;
     const float* logits_row = logits + row * cols;
     float* output_row = output + row * cols;
+
+    if constexpr (kChunks > 0) { // the row in registers
+
     float logits_cache[kChunks > 0 ? kChunks : 1][kVec];
-    if constexpr (kChunks > 0) {
-        for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&](int chunk, int64_t base) {
-            load_vec<kVec>(logits_row + base, logits_cache[chunk]);
-        });
-    }
+    fill_cache<kThreads, kVec, kChunks>(live ? cols : 0, logits_row, logits_cache);
 
     // max over the row of logits[r, c]
-    // sum over the row of exp((logits[r, c] - max_c(logits[r, c])))
     float max0 = -INFINITY;
+    for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
+        float logits_v[kVec];
+        fetch<kChunks>(logits_cache, chunk, logits_row + base, logits_v);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+            max0 = fmaxf(max0, logits_v[j]);
+        }
+    });
+    max0 = group_reduce<kThreads>(max0, MaxOp{}, scratch);
+
+    // sum over the row of exp((logits[r, c] - max_c(logits[r, c])))
     float sum1 = 0.0f;
     for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float logits_v[kVec];
         fetch<kChunks>(logits_cache, chunk, logits_row + base, logits_v);
-        float max0_chunk[kVec];
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
-            max0_chunk[j] = logits_v[j];
+            sum1 += expf(logits_v[j] - max0);
         }
-        online_max_sum<kVec>(max0_chunk, max0, sum1);
     });
-    group_reduce_online<kThreads>(max0, sum1, scratch);
+    sum1 = group_reduce<kThreads>(sum1, SumOp{}, scratch);
     if (!live) return;
 
     // The outputs, column by column.
@@ -233,6 +294,39 @@ __global__ void __launch_bounds__(kBlockThreads) log_softmax_kernel(const float*
         }
         store_vec<kVec>(output_row + base, output_v);
     });
+
+    } else { // the row streamed from memory
+
+    // max over the row of logits[r, c]
+    // sum over the row of exp((logits[r, c] - max_c(logits[r, c])))
+    float max0 = -INFINITY;
+    float sum1 = 0.0f;
+    for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
+        float logits_v[kVec];
+        load_vec<kVec>(logits_row + base, logits_v);
+        float max0_chunk[kVec];
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+            max0_chunk[j] = logits_v[j];
+        }
+        online_max_sum<kVec>(max0_chunk, max0, sum1);
+    });
+    group_reduce_online<kThreads>(max0, sum1, scratch);
+    if (!live) return;
+
+    // The outputs, column by column.
+    const float v0 = max0 + logf(sum1);
+    for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
+        float logits_v[kVec];
+        load_vec<kVec>(logits_row + base, logits_v);
+        float output_v[kVec];
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+            output_v[j] = (logits_v[j] - v0);
+        }
+        store_vec<kVec>(output_row + base, output_v);
+    });
+    }
 }
 
 // Launches one configuration of the row kernel on `stream`: a warp per row

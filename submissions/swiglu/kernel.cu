@@ -10,6 +10,7 @@
 namespace {
 constexpr int kBlockThreads = 256;
 constexpr int64_t kVectorWidth = 8;
+constexpr int64_t kMaxBlocks = 65536;
 
 // Every value is a float inside the kernel; tensors hold their own dtype.
 
@@ -68,18 +69,22 @@ __device__ __forceinline__ float swiglu_output(float x_hi, float x) {
     return ((x / (1.0f + expf(-x))) * x_hi);
 }
 
-// Grid-stride elementwise kernel over rows x cols: each step takes kVec
-// consecutive columns of one row with 16-byte accesses; a row's last chunk,
-// when cols is not a multiple of kVec, is done one element at a time.
+// Grid-stride elementwise kernel over rows x cols: each step takes kVec consecutive columns
+// of one row with 16-byte accesses; a row's last chunk, when cols is not a multiple of kVec,
+// is done one element at a time. A thread finds the row and chunk of its first index by one
+// division, then steps them by the stride's rows and chunks: no 64-bit division per chunk.
 template <int kVec>
 __global__ void __launch_bounds__(kBlockThreads) swiglu_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
     const int64_t chunks_per_row = (cols + kVec - 1) / kVec;
     const int64_t chunks = rows * chunks_per_row;
     const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < chunks;
-         i += stride) {
-        const int64_t row = i / chunks_per_row;
-        const int64_t base = (i % chunks_per_row) * kVec;
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int64_t row_step = stride / chunks_per_row;
+    const int64_t chunk_step = stride % chunks_per_row;
+    int64_t row = first / chunks_per_row;
+    int64_t chunk = first % chunks_per_row;
+    for (int64_t i = first; i < chunks; i += stride) {
+        const int64_t base = chunk * kVec;
         const __nv_bfloat16* x_row = x + row * 2 * cols;
         __nv_bfloat16* output_row = output + row * cols;
         if (base + kVec <= cols) {
@@ -98,14 +103,19 @@ __global__ void __launch_bounds__(kBlockThreads) swiglu_kernel(const __nv_bfloat
                 output_row[c] = from_float<__nv_bfloat16>(swiglu_output(to_float(x_row[c + cols]), to_float(x_row[c])));
             }
         }
+        row += row_step;
+        chunk += chunk_step;
+        if (chunk >= chunks_per_row) {
+            chunk -= chunks_per_row;
+            ++row;
+        }
     }
 }
 
-// Launches the kernel with enough blocks to fill the GPU; the grid-stride
-// loop covers the rest.
+// Launches the kernel with enough blocks to fill the GPU, at most kMaxBlocks (the launch
+// plan's, codegen/launch_plan.h); the grid-stride loop covers the rest.
 template <int kVec, typename... Args>
 cudaError_t launch_elements(int64_t rows, int64_t cols, cudaStream_t stream, Args... args) {
-    constexpr int64_t kMaxBlocks = 65536;
     const int64_t chunks = rows * ((cols + kVec - 1) / kVec);
     const int64_t blocks = (chunks + kBlockThreads - 1) / kBlockThreads;
     cudaLaunchConfig_t config = {};

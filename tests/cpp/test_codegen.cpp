@@ -247,15 +247,35 @@ size_t row_loops(const std::string& k) {
     return occurrences(k, "\n    for_each_chunk<kThreads, kVec, kChunks>(");
 }
 
+// A kernel with two schedules (codegen/row_schedule.h): the text of the row-in-registers one
+// and of the streamed one; a kernel with one has it as the streamed part.
+struct Schedules {
+    std::string cached, streamed;
+};
+Schedules schedules(const std::string& k) {
+    const std::string open = "if constexpr (kChunks > 0) { // the row in registers";
+    const std::string split = "} else { // the row streamed from memory";
+    const size_t a = k.find(open), b = k.find(split);
+    if (a == std::string::npos || b == std::string::npos) return {"", k};
+    return {k.substr(a, b - a), k.substr(b)};
+}
+
 TEST(KernelEmitter, SoftmaxMaxAndSumShareOnePassOnline) {
-    std::string k = kernel(fixtures::softmax());
-    EXPECT_NE(k.find("online_max_sum<kVec>(max0_chunk, max0, sum1);"), std::string::npos);
-    EXPECT_NE(k.find("group_reduce_online<kThreads>(max0, sum1, scratch);"), std::string::npos);
-    EXPECT_EQ(k.find("MaxOp{}"), std::string::npos);
-    EXPECT_EQ(k.find("SumOp{}"), std::string::npos);
-    EXPECT_EQ(row_loops(k), 2u); // the online pass and the epilogue
+    const Schedules k = schedules(kernel(fixtures::softmax()));
+    EXPECT_NE(k.streamed.find("online_max_sum<kVec>(max0_chunk, max0, sum1);"), std::string::npos);
+    EXPECT_NE(k.streamed.find("group_reduce_online<kThreads>(max0, sum1, scratch);"),
+              std::string::npos);
+    EXPECT_EQ(k.streamed.find("MaxOp{}"), std::string::npos);
+    EXPECT_EQ(k.streamed.find("SumOp{}"), std::string::npos);
+    EXPECT_EQ(row_loops(k.streamed), 2u); // the online pass and the epilogue
     // Two floats per warp for the pair's block reduction.
-    EXPECT_NE(k.find("2 * (kBlockThreads / kWarpSize) * sizeof(float)"), std::string::npos);
+    EXPECT_NE(k.streamed.find("2 * (kBlockThreads / kWarpSize) * sizeof(float)"),
+              std::string::npos);
+    // In registers: the max, then the sum of exp kept for the outputs (no rescale, one exp).
+    EXPECT_EQ(k.cached.find("online_max_sum"), std::string::npos);
+    EXPECT_EQ(row_loops(k.cached), 3u);
+    EXPECT_EQ(occurrences(k.cached, "expf("), 1u);
+    EXPECT_NE(k.cached.find("kept0[chunk][j] = expf("), std::string::npos);
 }
 
 TEST(KernelEmitter, SumOfExpAgainstAnotherMaxIsNotOnline) {
@@ -270,11 +290,11 @@ TEST(KernelEmitter, SumOfExpAgainstAnotherMaxIsNotOnline) {
     op.ir.values = {ir::binary(ir::Op::Div, e, s)};
     op.reductions = ir::reductions_in_order(op.ir);
     op.online = online_pairs(op.reductions);
-    std::string k = kernel(op);
-    EXPECT_EQ(k.find("online_max_sum"), std::string::npos);
-    EXPECT_NE(k.find("MaxOp{}"), std::string::npos);
-    EXPECT_NE(k.find("SumOp{}"), std::string::npos);
-    EXPECT_EQ(row_loops(k), 3u);
+    const Schedules k = schedules(kernel(op));
+    EXPECT_EQ(k.streamed.find("online_max_sum"), std::string::npos);
+    EXPECT_NE(k.streamed.find("MaxOp{}"), std::string::npos);
+    EXPECT_NE(k.streamed.find("SumOp{}"), std::string::npos);
+    EXPECT_EQ(row_loops(k.streamed), 3u);
 }
 
 TEST(KernelEmitter, IndependentReductionsShareOnePass) {

@@ -96,5 +96,15 @@ TEST(LaunchPlan, EveryLadderIsOrderedFitsTheRegistersAndEndsInTheFallback) {
             }
 }
 
+TEST(LaunchPlan, ElementsTryVectorsThenOneColumn) {
+    const ElementLaunchPlan flat = plan_element_launch(kBf16Vec, true);
+    EXPECT_TRUE(flat.flat);
+    EXPECT_EQ(flat.vector_width, kBf16Vec);
+    EXPECT_EQ(flat.ladder, (std::vector<ElementVariant>{{true}, {false}}));
+    EXPECT_FALSE(plan_element_launch(kF32Vec, false).flat);
+    // Enough blocks for every SM many times over; the grid-stride loop covers the rest.
+    EXPECT_GE(flat.max_blocks, 132 * 8);
+}
+
 } // namespace
 } // namespace solbench::codegen

@@ -50,10 +50,17 @@ def test_wrong_op_bound_to_a_definition_fails(op: str, problem: str, tmp_path: P
     assert statuses(check(out)) == {"INCORRECT_NUMERICAL"}
 
 
-def mutated(problem: str, tmp_path: Path, old: str, new: str, count: int = 1) -> Path:
-    """A copy of submissions/<problem> whose kernel.cu has `old` replaced by `new`."""
+def mutated(problem: str, tmp_path: Path, old: str, new: str, count: int = 1,
+            axes: dict | None = None) -> Path:
+    """A copy of submissions/<problem> whose kernel.cu has `old` replaced by `new`;
+    with `axes`, its workloads are the first one alone with those sizes (`check`
+    runs the smallest, so a larger shape must be the only one)."""
     bundle = tmp_path / problem
     shutil.copytree(SUBMISSIONS / problem, bundle)
+    if axes is not None:
+        first = json.loads((bundle / "workload.jsonl").read_text().splitlines()[0])
+        first["axes"].update(axes)
+        (bundle / "workload.jsonl").write_text(json.dumps(first) + "\n")
     kernel = (bundle / "kernel.cu").read_text()
     assert kernel.count(old) >= count, f"{old!r} not in the generated kernel"
     kernel = kernel.replace(old, new) if count == 0 else kernel.replace(old, new, count)
@@ -70,7 +77,7 @@ MUTATIONS = {
     # name: (problem, old, new, count (0 = all), expected statuses)
     "epsilon": ("rmsnorm", "1e-05f", "1.0f", 1, {"INCORRECT_NUMERICAL"}),
     "half-row-reduced": ("rmsnorm", "for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0,",
-                         "for_each_chunk<kThreads, kVec, kChunks>(live ? cols / 2 : 0,", 2,
+                         "for_each_chunk<kThreads, kVec, kChunks>(live ? cols / 2 : 0,", 1,
                          {"INCORRECT_NUMERICAL"}),
     "off-by-one-store": ("rmsnorm", "store_vec<kVec>(output_row + base,",
                          "store_vec<kVec>(output_row + base + 1,", 1, {"RUNTIME_ERROR"}),
@@ -78,9 +85,14 @@ MUTATIONS = {
     "gated-off-by-one-store": ("swiglu", "store_vec<kVec>(output_row + base,",
                                "store_vec<kVec>(output_row + base + 1,", 1,
                                {"RUNTIME_ERROR"}),
-    # softmax's online max/sum: a running sum not rescaled when the running max grows.
+    # softmax's online max/sum: a running sum not rescaled when the running max grows. Only
+    # rows too long for registers stream, so the workload run is one of 12288 columns.
     "online-sum-not-rescaled": ("softmax", "s = s * rescale(m, next) + add;", "s = s + add;", 1,
-                                {"INCORRECT_NUMERICAL"}),
+                                {"INCORRECT_NUMERICAL"}, {"batch_size": 3, "hidden_size": 12288}),
+    # the cached schedule: each thread's own max, never combined over the row's threads.
+    "max-not-reduced-over-the-row": ("softmax",
+                                     "max0 = group_reduce<kThreads>(max0, MaxOp{}, scratch);",
+                                     "", 1, {"INCORRECT_NUMERICAL"}),
     "reduction-constant": ("row_sum", "float sum0 = 0.0f;", "float sum0 = 1.0f;", 1,
                            {"INCORRECT_NUMERICAL"}),
 }
@@ -88,8 +100,8 @@ MUTATIONS = {
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))
 def test_mutated_kernel_fails(name: str, tmp_path: Path) -> None:
-    problem, old, new, count, expected = MUTATIONS[name]
-    summary = check(mutated(problem, tmp_path, old, new, count))
+    problem, old, new, count, expected, *axes = MUTATIONS[name]
+    summary = check(mutated(problem, tmp_path, old, new, count, *axes))
     assert statuses(summary) == expected, summary
     assert not summary["ok"]
     for w in summary["workloads"]:  # each verdict names its rule and how the harness relates

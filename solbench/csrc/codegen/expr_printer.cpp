@@ -43,13 +43,17 @@ std::map<const Node*, int> use_counts(const std::vector<ir::Expr>& roots) {
     return uses;
 }
 
-bool column_invariant(const ir::Expr& e) {
-    if (e->op == Op::Load && e->fixed_column) return true; // one position of the row
-    if (e->op == Op::Load || e->op == Op::Column) return false;
-    if (e->op == Op::Reduce) return true;
-    for (const auto& a : e->args)
-        if (!column_invariant(a)) return false;
+bool column_invariant(const Node& n) {
+    if (n.op == Op::Load && n.fixed_column) return true; // one position of the row
+    if (n.op == Op::Load || n.op == Op::Column) return false;
+    if (n.op == Op::Reduce) return true;
+    for (const auto& a : n.args)
+        if (!column_invariant(*a)) return false;
     return true;
+}
+
+bool column_invariant(const ir::Expr& e) {
+    return column_invariant(*e);
 }
 
 ExprPrinter::ExprPrinter(ExprNames names, const std::map<const Node*, int>& uses,
@@ -103,10 +107,41 @@ std::string ExprPrinter::name_temporary(const Node& n, const std::string& value)
     return name;
 }
 
+void ExprPrinter::bind(const Node* n, std::string spelling) {
+    printed_[n] = std::move(spelling);
+}
+
+void ExprPrinter::keep(const Node* n, std::string target) {
+    kept_[n] = std::move(target);
+}
+
+// Per row: 1 / divisor, so the column loop multiplies instead of dividing (a division is a
+// special-function reciprocal per element). A divisor over 2^126 has a reciprocal under the
+// smallest normal float, which fast math flushes to zero: such a divisor is divided by 4
+// first, and the quotient is multiplied by the same 1/4 (exact: a power of two), so the
+// product stays the quotient over the whole float range. Returns `scale * reciprocal`.
+std::string ExprPrinter::reciprocal(const ir::Expr& divisor) {
+    if (auto it = reciprocals_.find(divisor.get()); it != reciprocals_.end()) return it->second;
+    const std::string b = print_named(divisor);
+    const std::string scale = prefix_ + std::to_string(next_temp_++);
+    const std::string inverse = prefix_ + std::to_string(next_temp_++);
+    statements_.push_back("const float " + scale + " = fabsf(" + b +
+                          ") > 0x1p126f ? 0.25f : 1.0f;");
+    statements_.push_back("const float " + inverse + " = 1.0f / (" + b + " * " + scale + ");");
+    return reciprocals_[divisor.get()] = scale + " * " + inverse;
+}
+
 std::string ExprPrinter::print(const ir::Expr& e) {
     if (auto it = printed_.find(e.get()); it != printed_.end()) return it->second;
     if (outer_ && !is_leaf(e->op) && column_invariant(e)) return outer_->print_named(e);
     std::string value = print_node(*e);
+    if (auto kept = kept_.find(e.get()); kept != kept_.end()) {
+        const std::string target = kept->second;
+        statements_.push_back(target + " = " + strip_parens(value) + ";");
+        for (const auto& [node, t] : kept_) // equal trees kept together: stored once
+            if (t == target) printed_[node] = target;
+        return target;
+    }
     auto uses = uses_.find(e.get());
     if (!is_leaf(e->op) && uses != uses_.end() && uses->second > 1)
         return name_temporary(*e, value);
@@ -148,6 +183,12 @@ std::string ExprPrinter::print_node(const Node& n) {
         return names_.column();
     case Op::Row:
         return names_.row(n.index);
+    case Op::Div:
+        // A column's value over the row's: times the row's reciprocal (per row, above).
+        if (outer_ && !column_invariant(n.args[0]) && column_invariant(n.args[1]) &&
+            n.args[1]->op != Op::Const) // a constant divisor is the compiler's to fold
+            return "(" + arg(0) + " * " + outer_->reciprocal(n.args[1]) + ")";
+        break;
     case Op::Mod: {
         // C fmod semantics (truncating), spelt with casts the contract allows.
         std::string a = arg(0), b = arg(1);

@@ -27,6 +27,7 @@ std::map<const ir::Node*, int> use_counts(const std::vector<ir::Expr>& roots);
 // True when e reads no column of any tensor outside a Reduce: its value is the
 // same for every column of a row, so it can be computed once per row.
 bool column_invariant(const ir::Expr& e);
+bool column_invariant(const ir::Node& n);
 
 // Spellings of the leaves that depend on where an expression is evaluated.
 struct ExprNames {
@@ -62,17 +63,25 @@ class ExprPrinter {
     // The statements printed since the last take, in dependency order.
     std::vector<std::string> take_statements();
 
+    // A value an earlier pass kept (a register array of a cached row): printed as `spelling`.
+    void bind(const ir::Node* n, std::string spelling);
+    // A value a later pass reads again: when printed, it is also stored to `target`.
+    void keep(const ir::Node* n, std::string target);
+
   private:
     std::string print_named(const ir::Expr& e); // print, and name it unless a leaf
     std::string print_node(const ir::Node& n);
     std::string print_condition(const ir::Expr& e); // a C++ bool expression
     std::string name_temporary(const ir::Node& n, const std::string& value);
+    std::string reciprocal(const ir::Expr& divisor); // a row's 1 / divisor, printed once
 
     ExprNames names_;
     const std::map<const ir::Node*, int>& uses_;
     std::string prefix_;
     ExprPrinter* outer_;
     std::map<const ir::Node*, std::string> printed_;
+    std::map<const ir::Node*, std::string> kept_;        // node -> the array it is stored to
+    std::map<const ir::Node*, std::string> reciprocals_; // divisor -> its scaled reciprocal
     std::vector<std::string> statements_;
     int next_temp_ = 0;
 };

@@ -3,6 +3,7 @@
 
 #include "codegen/expr_printer.h"
 #include "codegen/launch_plan.h"
+#include "codegen/row_schedule.h"
 #include "codegen/templater.h"
 #include "ir/walk.h"
 #include "version.h"
@@ -211,8 +212,6 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
 
 // The recognizer's online pairs (softmax's max and its normalizer, reduced in
 // one pass: recognizers/online_softmax.cpp), keyed by node: each sum to its max.
-using OnlinePairs = std::map<const ir::Node*, const ir::Node*>;
-
 OnlinePairs pair_nodes(const std::vector<ir::Expr>& reductions,
                        const std::vector<OnlinePair>& online) {
     OnlinePairs pairs;
@@ -220,52 +219,6 @@ OnlinePairs pair_nodes(const std::vector<ir::Expr>& reductions,
         if (p.sum < reductions.size() && p.max < reductions.size())
             pairs[reductions[p.sum].get()] = reductions[p.max].get();
     return pairs;
-}
-
-// Reductions whose elements read no other reduction's result share one pass
-// over the row (one read of it, one loop): a reduction's level is one more
-// than the deepest reduction its element reads (an online sum takes its max's
-// level), and reductions of the same level and extent form a group. Groups
-// come in level order, members in the given order.
-std::vector<std::vector<size_t>> pass_groups(const std::vector<ir::Expr>& reductions,
-                                             const OnlinePairs& online) {
-    // deepest(e): the highest level of a reduction in e (itself included), -1
-    // for none; memoized, as the IR is a DAG with shared subexpressions.
-    std::map<const ir::Node*, int> memo;
-    std::function<int(const ir::Node*)> deepest = [&](const ir::Node* e) -> int {
-        auto it = memo.find(e);
-        if (it != memo.end()) return it->second;
-        int level = -1;
-        auto pair = online.find(e);
-        if (pair != online.end()) {
-            level = deepest(pair->second);
-        } else {
-            for (const ir::Expr& a : e->args)
-                level = std::max(level, deepest(a.get()));
-            if (e->op == ir::Op::Reduce) ++level;
-        }
-        memo[e] = level;
-        return level;
-    };
-    std::vector<std::vector<size_t>> groups;
-    std::vector<std::pair<int, Dim>> keys;
-    std::vector<size_t> order(reductions.size());
-    for (size_t r = 0; r < reductions.size(); ++r)
-        order[r] = r;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return deepest(reductions[a].get()) < deepest(reductions[b].get());
-    });
-    for (size_t r : order) {
-        std::pair<int, Dim> key{deepest(reductions[r].get()), reductions[r]->extent};
-        auto it = std::find(keys.begin(), keys.end(), key);
-        if (it == keys.end()) {
-            keys.push_back(key);
-            groups.push_back({r});
-        } else {
-            groups[static_cast<size_t>(it - keys.begin())].push_back(r);
-        }
-    }
-    return groups;
 }
 
 std::string accumulate(ir::ReduceKind kind, const std::string& acc, const std::string& value) {
@@ -386,6 +339,14 @@ class Emitter {
                                         const std::set<int>& cached);
     std::vector<std::string> row_pointer_lines(bool for_row_kernel);
     json row_context();
+    // What a schedule's loops read: plain reads per input, loops, whether all share the row length.
+    struct RowReads {
+        std::map<int, int> count;
+        int loops = 0;
+        bool same_extents = true;
+    };
+    json row_body(const RowSchedule& schedule, const std::vector<ir::Expr>& reductions,
+                  const std::set<int>& cached, RowReads* reads);
     json gated_context();
     std::vector<std::string> host_checks(std::vector<std::string>& allocs);
     std::vector<std::string> row_count_lines() const;
@@ -616,7 +577,7 @@ std::string Emitter::row_start(const Tensor& t) {
     return at + " * " + (flat_ ? "cols" : kernel_dim(ir::column_dim(t)));
 }
 
-// The fused_row / reduction context: one pass per reduction, then the outputs.
+// The fused_row / reduction context: the passes over the row, then the outputs.
 json Emitter::row_context() {
     for (size_t i = 0; i < ir_.outputs.size(); ++i)
         if (ir_.outputs[i].role == Role::ColumnSum) column_sums_.push_back(element_fn(i));
@@ -626,18 +587,84 @@ json Emitter::row_context() {
         reductions = ir::reductions_in_order(ir_);
         recognized.clear();
     }
-    bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
-                                       [](const Tensor& t) { return t.role == Role::Rows; });
-    const OnlinePairs online = pair_nodes(reductions, recognized);
-    const std::vector<std::vector<size_t>> groups = pass_groups(reductions, online);
-    int passes = static_cast<int>(groups.size()) + (has_rows_output ? 1 : 0);
-    bool same_extents = std::all_of(reductions.begin(), reductions.end(),
-                                    [&](const ir::Expr& r) { return r->extent == row_dim(); });
+    const RowSchedule streamed = schedule_streamed(reductions, pair_nodes(reductions, recognized));
 
-    // Which Rows inputs (read without offset) each pass needs; those read by
-    // two passes or more are worth caching. Independent reductions share a pass.
+    // Caching: Rows inputs read whole by two loops or more, when every loop runs over the
+    // same row length (counted on the streamed schedule, printed once without a cache).
+    RowReads reads;
+    row_body(streamed, reductions, {}, &reads);
+    std::set<int> cached;
+    if (reads.loops >= 2 && reads.same_extents)
+        for (const auto& [input, count] : reads.count)
+            if (count >= 2 && ir_.inputs[input].role == Role::Rows &&
+                ir::column_dim(ir_.inputs[input]) == row_dim())
+                cached.insert(input);
+
+    // With the row in registers, a schedule of its own when it differs (row_schedule.h).
+    std::vector<ir::Expr> outputs;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        if (ir_.outputs[i].role == Role::Rows) outputs.push_back(ir_.values[i]);
+    auto cached_input = [&](const ir::Node& n) {
+        const bool plain =
+            n.op == ir::Op::Load && !n.fixed_column && !n.col_offset && !n.col_wrap && !n.col_div;
+        return plain && cached.count(n.index) ? n.index : -1;
+    };
+    const RowSchedule in_registers =
+        schedule_cached(reductions, outputs, cached_input, cached.size());
+    const bool two_schedules =
+        !cached.empty() && (!streamed.online.empty() || in_registers.keeps_values());
+
+    json schedules = json::array();
+    if (two_schedules) {
+        json c = row_body(in_registers, reductions, cached, nullptr);
+        c["open"] = string_list({"if constexpr (kChunks > 0) { // the row in registers"});
+        json s = row_body(streamed, reductions, {}, nullptr);
+        s["open"] = string_list({"} else { // the row streamed from memory"});
+        schedules = {c, s};
+    } else {
+        json s = row_body(streamed, reductions, cached, nullptr);
+        s["open"] = json::array();
+        schedules = {s};
+    }
+
+    json ctx;
+    ctx["schedules"] = schedules;
+    ctx["close_schedules"] = two_schedules;
+    ctx["block_reduce"] = !reductions.empty();
+    ctx["row_pointers"] = string_list(row_pointer_lines(true));
+
+    // Launch variants: the plan (launch_plan.h), rendered as the host's ladder.
+    const int col_axis = ir_.column_axis;
+    const RowLaunchPlan plan =
+        plan_row_launch(vector_width(), static_cast<int>(cached.size()),
+                        is_const(col_axis) ? ir_.axes[col_axis].value : std::nullopt);
+    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
+    std::vector<std::string> lines;
+    lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
+    lines.push_back("cudaError_t status = cudaSuccess;");
+    for (std::string& l : ladder_lines(plan, host_axis(col_axis)))
+        lines.push_back(std::move(l));
+    ctx["launch_lines"] = string_list(lines);
+    return ctx;
+}
+
+// One schedule printed for row_schedule.mustache: the register cache's fill, one loop per
+// pass, the outputs' loop and the per-row stores; the inputs in `cached` are read from the
+// cache. With `reads`, also what the loops read (for choosing the cache).
+json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>& reductions,
+                       const std::set<int>& cached, RowReads* reads) {
+    const bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
+                                             [](const Tensor& t) { return t.role == Role::Rows; });
+    RowReads counted;
+    counted.loops = static_cast<int>(schedule.passes.size()) + (has_rows_output ? 1 : 0);
+    counted.same_extents = std::all_of(reductions.begin(), reductions.end(),
+                                       [&](const ir::Expr& r) { return r->extent == row_dim(); });
+    const OnlinePairs& online = schedule.online;
+
+    // Values kept by a pass for later ones: `kept<k>[chunk][j]`, one array each.
+    std::map<const ir::Node*, std::string> kept;
+    json kept_json = json::array();
     ExprPrinter row_printer(names(nullptr, false), uses_, "v");
-    std::map<int, int> reads;
     json passes_json = json::array();
     auto acc_name = [&](size_t r) {
         return std::string(ir::to_string(reductions[r]->reduce_kind)) + std::to_string(r);
@@ -646,12 +673,35 @@ json Emitter::row_context() {
     for (size_t r = 0; r < reductions.size(); ++r)
         if (auto it = online.find(reductions[r].get()); it != online.end())
             online_sum[it->second] = acc_name(r);
-    for (const std::vector<size_t>& group : groups) {
+    // The column loops' printers read what earlier passes kept.
+    auto element_printer = [&](std::set<LoadKey>* loads) {
+        ExprPrinter p(names(loads, true), uses_, "t", &row_printer);
+        for (const auto& [node, first] : schedule.same_as)
+            if (auto it = kept.find(first); it != kept.end())
+                p.bind(node, it->second + "[chunk][j]");
+        return p;
+    };
+    auto load_json = [&](const std::set<LoadKey>& loads, const std::vector<std::string>& decls) {
+        for (const auto& l : loads)
+            if (l.plain()) ++counted.count[l.input];
+        std::vector<std::string> lines = load_lines(loads, cached);
+        lines.insert(lines.end(), decls.begin(), decls.end());
+        return string_list(lines);
+    };
+    for (const RowPass& p : schedule.passes) {
         std::set<LoadKey> loads;
-        ExprPrinter element(names(&loads, true), uses_, "t", &row_printer);
+        ExprPrinter element = element_printer(&loads);
+        std::vector<std::string> new_kept;
+        for (const ir::Node* n : p.kept) {
+            const std::string name = "kept" + std::to_string(kept.size() + new_kept.size());
+            for (const auto& [node, first] : schedule.same_as)
+                if (first == n) element.keep(node, name + "[chunk][j]");
+            new_kept.push_back(name);
+            kept_json.push_back({{"name", name}});
+        }
         std::vector<std::string> body, after, reduce, decls, comments;
         json accs = json::array();
-        for (size_t r : group) {
+        for (size_t r : p.reductions) {
             const ir::Node& node = *reductions[r];
             std::string acc = acc_name(r);
             comments.push_back(std::string(ir::to_string(node.reduce_kind)) + " over the row of " +
@@ -677,34 +727,28 @@ json Emitter::row_context() {
             reduce.push_back("group_reduce_online<kThreads>(" + acc + ", " + sum + ", scratch);");
             online_ = true;
         }
-        for (const auto& l : loads)
-            if (l.plain()) ++reads[l.input];
+        for (size_t i = 0; i < new_kept.size(); ++i)
+            kept[p.kept[i]] = new_kept[i];
         json pass;
         pass["comments"] = string_list(comments);
         pass["prelude"] = string_list(row_printer.take_statements());
         pass["accs"] = accs;
-        pass["extent"] = kernel_dim(reductions[group.front()]->extent);
-        pass["loads_set"] = json::array();
-        auto dim_json = [](const std::optional<Dim>& d) {
-            return d ? json{d->axis, d->scale} : json();
-        };
-        for (const auto& [input, offset, wrap, div] : loads)
-            pass["loads_set"].push_back({input, dim_json(offset), dim_json(wrap), dim_json(div)});
-        pass["decls"] = string_list(decls);
+        pass["extent"] = kernel_dim(reductions[p.reductions.front()]->extent);
+        pass["loads"] = load_json(loads, decls);
         pass["body"] = string_list(body);
         pass["after"] = string_list(after);
         pass["reduce"] = string_list(reduce);
         passes_json.push_back(pass);
-        // Named only now: no reduction of a group reads another of the same group.
-        for (size_t i = 0; i < group.size(); ++i)
-            reduction_names_[reductions[group[i]].get()] = accs[i]["acc"].get<std::string>();
+        // Named only now: no reduction of a pass reads another of the same pass.
+        for (size_t i = 0; i < p.reductions.size(); ++i)
+            reduction_names_[reductions[p.reductions[i]].get()] = accs[i]["acc"].get<std::string>();
     }
 
     json epilogue = false;
-    std::set<LoadKey> epilogue_loads;
     if (has_rows_output) {
-        ExprPrinter element(names(&epilogue_loads, true), uses_, "t", &row_printer);
-        std::vector<std::string> body, stores;
+        std::set<LoadKey> loads;
+        ExprPrinter element = element_printer(&loads);
+        std::vector<std::string> body, stores, decls;
         Dim extent = row_dim();
         for (size_t i = 0; i < ir_.outputs.size(); ++i) {
             const Tensor& t = ir_.outputs[i];
@@ -716,100 +760,46 @@ json Emitter::row_context() {
             std::string name = output_name(static_cast<int>(i));
             body.push_back(name + "_v[j] = " + value + ";");
             stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
+            decls.push_back("float " + name + "_v[kVec];");
         }
-        for (const auto& l : epilogue_loads)
-            if (l.plain()) ++reads[l.input];
         epilogue = json::object();
         epilogue["prelude"] = string_list(row_printer.take_statements());
         epilogue["extent"] = kernel_dim(extent);
-        std::vector<std::string> decls;
-        for (size_t i = 0; i < ir_.outputs.size(); ++i)
-            if (ir_.outputs[i].role == Role::Rows)
-                decls.push_back("float " + output_name(static_cast<int>(i)) + "_v[kVec];");
+        epilogue["loads"] = load_json(loads, decls);
         epilogue["body"] = string_list(body);
         epilogue["stores"] = string_list(stores);
-        epilogue["decls"] = string_list(decls);
-        if (same_extents && !(extent == row_dim())) same_extents = false;
+        if (!(extent == row_dim())) counted.same_extents = false;
     }
 
     json per_row = false;
-    {
-        std::vector<std::string> stores;
-        for (size_t i = 0; i < ir_.outputs.size(); ++i) {
-            const Tensor& t = ir_.outputs[i];
-            if (t.role != Role::PerRow && t.role != Role::RowSum) continue;
-            std::string value = row_printer.print(ir_.values[i]);
-            if (t.role == Role::RowSum) // added over rows by its own kernel
-                stores.push_back(output_name(static_cast<int>(i)) + "_rows[row] = " + value + ";");
-            else
-                stores.push_back(output_name(static_cast<int>(i)) + "[row] = from_float<" +
-                                 *cuda_type(t.dtype) + ">(" + value + ");");
-        }
-        if (!stores.empty()) {
-            per_row = json::object();
-            per_row["prelude"] = string_list(row_printer.take_statements());
-            per_row["stores"] = string_list(stores);
-        }
+    std::vector<std::string> stores;
+    for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+        const Tensor& t = ir_.outputs[i];
+        if (t.role != Role::PerRow && t.role != Role::RowSum) continue;
+        std::string value = row_printer.print(ir_.values[i]);
+        if (t.role == Role::RowSum) // added over rows by its own kernel
+            stores.push_back(output_name(static_cast<int>(i)) + "_rows[row] = " + value + ";");
+        else
+            stores.push_back(output_name(static_cast<int>(i)) + "[row] = from_float<" +
+                             *cuda_type(t.dtype) + ">(" + value + ");");
     }
-
-    // Caching: Rows inputs read whole by two passes or more, when every pass
-    // runs over the same row length.
-    std::set<int> cached;
-    if (passes >= 2 && same_extents)
-        for (const auto& [input, count] : reads)
-            if (count >= 2 && ir_.inputs[input].role == Role::Rows &&
-                ir::column_dim(ir_.inputs[input]) == row_dim())
-                cached.insert(input);
-
-    // Load lines, now that the cache is known.
-    for (size_t r = 0; r < passes_json.size(); ++r) {
-        std::set<LoadKey> loads;
-        auto dim_of = [](const json& d) -> std::optional<Dim> {
-            if (d.is_null()) return std::nullopt;
-            return Dim{d[0].get<int>(), d[1].get<int64_t>()};
-        };
-        for (const auto& l : passes_json[r]["loads_set"])
-            loads.insert({l[0].get<int>(), dim_of(l[1]), dim_of(l[2]), dim_of(l[3])});
-        std::vector<std::string> lines = load_lines(loads, cached);
-        for (const auto& d : passes_json[r]["decls"])
-            lines.push_back(d.get<std::string>());
-        passes_json[r]["loads"] = string_list(lines);
-        passes_json[r].erase("loads_set");
-        passes_json[r].erase("decls");
-    }
-    if (epilogue.is_object()) {
-        std::vector<std::string> lines = load_lines(epilogue_loads, cached);
-        for (const auto& d : epilogue["decls"])
-            lines.push_back(d.get<std::string>());
-        epilogue["loads"] = string_list(lines);
-        epilogue.erase("decls");
+    if (!stores.empty()) {
+        per_row = json::object();
+        per_row["prelude"] = string_list(row_printer.take_statements());
+        per_row["stores"] = string_list(stores);
     }
 
     json cached_json = json::array();
     for (int input : cached)
         cached_json.push_back({{"name", input_name(input)}, {"extent", kernel_dim(row_dim())}});
-
-    json ctx;
-    ctx["passes"] = passes_json;
-    ctx["epilogue"] = epilogue;
-    ctx["per_row"] = per_row;
-    ctx["cached"] = cached_json;
-    ctx["block_reduce"] = !reductions.empty();
-    ctx["row_pointers"] = string_list(row_pointer_lines(true));
-
-    // Launch variants: the plan (launch_plan.h), rendered as the host's ladder.
-    const int col_axis = ir_.column_axis;
-    const RowLaunchPlan plan =
-        plan_row_launch(vector_width(), static_cast<int>(cached.size()),
-                        is_const(col_axis) ? ir_.axes[col_axis].value : std::nullopt);
-    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
-    std::vector<std::string> lines;
-    lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
-    lines.push_back("cudaError_t status = cudaSuccess;");
-    for (std::string& l : ladder_lines(plan, host_axis(col_axis)))
-        lines.push_back(std::move(l));
-    ctx["launch_lines"] = string_list(lines);
-    return ctx;
+    if (reads) *reads = counted;
+    json body;
+    body["cached"] = cached_json;
+    body["kept"] = kept_json;
+    body["passes"] = passes_json;
+    body["epilogue"] = epilogue;
+    body["per_row"] = per_row;
+    return body;
 }
 
 // The host's if/else over a row launch plan: `status = launch_rows<...>(...)` for the
@@ -1007,15 +997,14 @@ json Emitter::gated_context() {
     // of it (cos/sin tables twice as wide as their angles).
     ctx["row_cols"] = row_dim().scale == 1 ? std::string("cols") : kernel_dim(row_dim());
 
-    const int vec = vector_width();
-    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(vec)}});
-    std::vector<std::string> args = kernel_params(false);
+    // Launch: the plan (launch_plan.h), rendered as the host's if/else.
+    const ElementLaunchPlan plan = plan_element_launch(vector_width(), flat_);
+    constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
+    constants_.push_back({{"name", "kMaxBlocks"}, {"value", std::to_string(plan.max_blocks)}});
     std::string cols = host_dim(row_dim());
-    std::vector<std::string> lines;
-    std::string shape_args = flat_ ? "1, rows * " + cols : "rows, " + cols;
-    std::vector<std::string> call = args;
+    std::vector<std::string> call = kernel_params(false);
     // The flat launch passes rows = 1 and cols = every element.
-    if (flat_) {
+    if (plan.flat) {
         for (auto& a : call) {
             if (a == "rows")
                 a = "1";
@@ -1023,13 +1012,20 @@ json Emitter::gated_context() {
                 a = "rows * " + cols;
         }
     }
-    std::string call_args = shape_args + ", stream.stream(), " + join(call, ", ");
+    const std::string shape_args = plan.flat ? "1, rows * " + cols : "rows, " + cols;
+    const std::string call_args = shape_args + ", stream.stream(), " + join(call, ", ");
+    std::vector<std::string> lines;
     lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
     lines.push_back("cudaError_t status = cudaSuccess;");
-    lines.push_back("if (vectorized) {");
-    lines.push_back("    status = launch_elements<kVectorWidth>(" + call_args + ");");
-    lines.push_back("} else {");
-    lines.push_back("    status = launch_elements<1>(" + call_args + ");");
+    for (size_t k = 0; k < plan.ladder.size(); ++k) {
+        const bool vectors = plan.ladder[k].vectorized;
+        const bool last = k + 1 == plan.ladder.size();
+        lines.push_back(k == 0 ? "if (vectorized) {"
+                        : last ? "} else {"
+                               : "} else if (vectorized) {");
+        lines.push_back(std::string("    status = launch_elements<") +
+                        (vectors ? "kVectorWidth" : "1") + ">(" + call_args + ");");
+    }
     lines.push_back("}");
     ctx["launch_lines"] = string_list(lines);
     ctx["block_reduce"] = false;

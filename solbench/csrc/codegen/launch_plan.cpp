@@ -67,6 +67,14 @@ RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
     return plan;
 }
 
+ElementLaunchPlan plan_element_launch(int vector_width, bool flat) {
+    ElementLaunchPlan plan;
+    plan.vector_width = vector_width;
+    plan.flat = flat;
+    plan.ladder = {{true}, {false}};
+    return plan;
+}
+
 ColumnSumPlan plan_column_sums() {
     return {};
 }

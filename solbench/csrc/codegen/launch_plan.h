@@ -45,6 +45,23 @@ struct RowLaunchPlan {
 RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
                               std::optional<int64_t> const_cols);
 
+// The gated / elementwise family's launch (gated_activation_kernel.mustache): a grid-stride
+// loop over the rows' 16-byte chunks. A flat op (every tensor rows x cols, read at the same
+// column) runs as one row of rows x cols elements, so only its very end needs the scalar tail.
+struct ElementVariant {
+    bool vectorized = true; // kVectorWidth columns a chunk, or one (unaligned tensors)
+    friend bool operator==(const ElementVariant&, const ElementVariant&) = default;
+};
+
+struct ElementLaunchPlan {
+    int vector_width = 1;
+    bool flat = false;
+    int64_t max_blocks = 65536;         // the grid-stride loop covers the rest
+    std::vector<ElementVariant> ladder; // tried in order: vectors when aligned, then scalar
+};
+
+ElementLaunchPlan plan_element_launch(int vector_width, bool flat);
+
 // Column reductions over every row (r2 §8: grad_weight): partial sums over chunks of
 // rows, one column a thread (kBlockThreads a block), then the chunks added in order (no atomics:
 // the same bits every run). The host sizes the chunks from the shape alone so the partial pass has

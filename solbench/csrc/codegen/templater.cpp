@@ -149,6 +149,10 @@ std::string tidy_blank_lines(const std::string& text) {
             if (prev.back() == '{' || (prev[0] == ' ' && trimmed(prev).rfind("//", 0) == 0))
                 continue;
             if (i + 1 < lines.size() && trimmed(lines[i + 1]).rfind("}", 0) == 0) continue;
+            size_t next = i + 1; // blank tag lines of empty sections before a block's end
+            while (next < lines.size() && blank(lines[next]))
+                ++next;
+            if (next < lines.size() && trimmed(lines[next]) == "}") continue;
             out.push_back("");
             continue;
         }
