@@ -113,6 +113,7 @@ class KernelFigures:
     bytes_in_flight: int  # per thread, idem
     regions: tuple[sass.Region, ...]
     mufu: int = 0  # special-function instructions (MUFU: EX2, RCP, TANH, ...) in the kernel
+    trips: int = 0  # dependent trips to memory through the SASS in order (sass.round_trips)
 
     @property
     def bytes_in_flight_per_sm(self) -> int:
@@ -128,6 +129,16 @@ class KernelFigures:
         if v is None or not v.chunks or v.is_fallback:
             return None
         return self.mufu / (v.chunks * v.vector)
+
+    @property
+    def round_trips_per_row(self) -> int | None:
+        """DRAM latencies one row pays in a row of a cached kernel (straight-line code: its
+        trips are the row's). None for a loop (a streamed row: one trip per iteration's batch
+        of loads, times a trip count the SASS does not give) and for the grid-stride kernels."""
+        v = self.variant
+        if v is None or not v.chunks or v.is_fallback:
+            return None
+        return self.trips
 
 
 def steady_state(regions: list[sass.Region]) -> sass.Region | None:
@@ -170,7 +181,8 @@ def figures(usage: list[KernelUsage], sass_text: str, ptx: str,
             resident_threads=resident_threads(chip, k.registers, bounds[k.kernel], k.shared_bytes),
             loads_in_flight=main.peak_loads_in_flight if main else 0,
             bytes_in_flight=main.peak_bytes_in_flight if main else 0,
-            regions=tuple(regions), mufu=sass.count(bodies[k.kernel], "MUFU")))
+            regions=tuple(regions), mufu=sass.count(bodies[k.kernel], "MUFU"),
+            trips=sass.round_trips(bodies[k.kernel])))
     return out
 
 
@@ -336,7 +348,8 @@ def markdown_row(bundle: str, r: RowFigures, need: float) -> str:
             f"{k.variant.describe() if k.variant else '?'} | {k.registers} | "
             f"{k.resident_threads} | {r.loads_in_flight:.1f} x {width} B | "
             f"{r.bytes_in_flight_per_sm / 1024:.0f} KiB | {r.bytes_in_flight_per_sm / need:.1f}x | "
-            f"{'-' if k.mufu_per_element is None else f'{k.mufu_per_element:.2f}'} |")
+            f"{'-' if k.mufu_per_element is None else f'{k.mufu_per_element:.2f}'} | "
+            f"{'-' if k.round_trips_per_row is None else k.round_trips_per_row} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,8 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{chip.name}: {chip.dram_bytes_per_s / 1e12:g} TB/s x {args.latency_ns:g} ns / "
           f"{chip.sms} SMs = {need / 1024:.1f} KiB in flight per SM needed\n")
     print("| bundle | cols | kernel variant | registers | threads/SM | in flight/thread "
-          "| in flight/SM | vs needed | MUFU/element |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| in flight/SM | vs needed | MUFU/element | round trips/row |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     status = 0
     for bundle in args.bundles:
         try:

@@ -183,6 +183,29 @@ def _between(body: list[Instruction | str], first: int, last: int) -> list[Instr
     return out
 
 
+def round_trips(body: list[Instruction | str]) -> int:
+    """Dependent trips to memory a thread makes through `body` in program order: a global load
+    issued after the thread waited on an earlier load (read or overwrote one of its registers)
+    starts a new trip; loads issued with no wait between them share one. Labels do not end a
+    trip here (a forward branch leaves its loads in flight), so for straight-line code, such as
+    a kernel whose row is cached in registers, this is the chain of DRAM latencies one row pays.
+    A loop's body is counted once, whatever its trip count."""
+    pending: list[set[int]] = []
+    trips, waited = 0, True
+    for item in body:
+        if isinstance(item, str):
+            continue
+        touched = item.read() | item.written()
+        if any(p & touched for p in pending):
+            waited = True
+            pending = [p for p in pending if not (p & touched)]
+        if item.is_global_load:
+            trips += waited
+            waited = False
+            pending.append(item.written())
+    return trips
+
+
 def count(body: list[Instruction | str], opcode: str) -> int:
     """Instructions of `body` whose opcode is `opcode` or starts with `opcode.` (MUFU: every
     MUFU.EX2, MUFU.RCP, ...)."""

@@ -292,3 +292,31 @@ def test_rows_per_length_pick_the_launched_kernel() -> None:
         == [(64, half)]
     assert [r.cols for r in per_row_length([half, warp, block], LAUNCH, definition,
                                            [3001, 3072])] == [3072]  # 3001: not whole vectors
+
+
+def round_trips_of(lines: list[str]) -> int:
+    return sass.round_trips(sass.parse_functions(listing("k", lines))["k"])
+
+
+def test_loads_with_no_wait_between_them_are_one_round_trip() -> None:
+    assert round_trips_of([
+        "LDG.E.128.CONSTANT R12, desc[UR6][R2.64]",
+        "@P0 BRA `(.L_x_1)",
+        ".L_x_1:",  # a forward branch leaves the first load in flight
+        "LDG.E.128.CONSTANT R16, desc[UR6][R2.64+0x1000]",
+        "FADD R0, R12, R16",
+        "EXIT",
+    ]) == 1
+
+
+def test_a_load_after_a_wait_is_another_round_trip() -> None:
+    assert round_trips_of([
+        "LDG.E.128.CONSTANT R12, desc[UR6][R2.64]",
+        "FADD R0, R0, R15",  # the thread waits for the row
+        "BAR.SYNC.DEFER_BLOCKING 0x0",
+        "LDG.E.128.CONSTANT R16, desc[UR6][R4.64]",  # the weight, after the reduction
+        "FMUL R0, R0, R16",
+        "LDG.E.128.CONSTANT R20, desc[UR6][R4.64+0x1000]",  # after the weight's use: a third
+        "EXIT",
+    ]) == 3
+    assert round_trips_of(["FADD R0, R0, R1", "EXIT"]) == 0
