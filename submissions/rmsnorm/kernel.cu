@@ -6,6 +6,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cstdint>
+#include <type_traits>
 
 // Dynamic shared memory (one float per warp for block reductions).
 extern __shared__ __align__(16) unsigned char smem[];
@@ -13,6 +14,7 @@ extern __shared__ __align__(16) unsigned char smem[];
 namespace {
 constexpr int kBlockThreads = 256;
 constexpr int64_t kVectorWidth = 8;
+constexpr int64_t kAheadMaxChunks = 16;
 
 // Every value is a float inside the kernel; tensors hold their own dtype.
 
@@ -138,48 +140,88 @@ __device__ __forceinline__ Word load_word_if(bool take, const Word* __restrict__
     return w;
 }
 
-// Fills a row's register cache (kChunks > 0). Up to two chunks per thread it is straight-line
-// code: each chunk's 16-byte loads are predicated on the chunk being inside the row instead of
-// branched around, so no branch stands between one chunk's loads and the next one's (short
-// rows then have every load in flight at once). With more chunks the raw words held beside
-// the converted floats cost spills at 256 threads (measured on sm_90: 4-8 bytes), and the
-// branched loop already has several loads in flight.
+// A row input's chunks held in registers: the raw 16-byte words when a chunk is whole words
+// (converted at each use: half the registers of floats for 16-bit types, and no conversion
+// standing between one chunk's loads and the next one's), else floats. kChunks == 0: none
+// (the input is read from memory where it is used).
+template <int kChunks, int kVec, typename T>
+struct RowCache {
+    static constexpr int kBytes = kVec * static_cast<int>(sizeof(T));
+    static constexpr bool kWords = kBytes % 16 == 0;
+    static constexpr int kSlots = kWords ? kBytes / 16 : kVec;
+    using Slot = std::conditional_t<kWords, uint4, float>;
+    Slot slot[kChunks > 0 ? kChunks : 1][kSlots];
+};
+
+// Fills a register cache from `p` (a row, or a column input at the row's columns). Whole
+// words are straight-line code: each chunk's loads are predicated on the chunk being inside
+// the row instead of branched around, so every load of the fill is in flight at once.
 template <int kThreads, int kVec, int kChunks, typename T>
-__device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__ row,
-                                           float (&cache)[kChunks > 0 ? kChunks : 1][kVec]) {
-    if constexpr (kVec * sizeof(T) % 16 == 0 && kChunks > 0 && kChunks <= 2) {
-        constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
+__device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__ p,
+                                           RowCache<kChunks, kVec, T>& cache) {
+    using Cache = RowCache<kChunks, kVec, T>;
+    if constexpr (kChunks > 0 && Cache::kWords) {
         const int64_t first = static_cast<int64_t>(threadIdx.x % kThreads) * kVec;
 #pragma unroll
         for (int chunk = 0; chunk < kChunks; ++chunk) {
             const int64_t base = first + static_cast<int64_t>(chunk) * kThreads * kVec;
 #pragma unroll
-            for (int w = 0; w < kVec / kPerWord; ++w) {
-                const uint4 word =
-                    load_word_if(base < extent, reinterpret_cast<const uint4*>(row + base) + w);
-                const T* elems = reinterpret_cast<const T*>(&word);
-#pragma unroll
-                for (int j = 0; j < kPerWord; ++j) cache[chunk][w * kPerWord + j] = to_float(elems[j]);
-            }
+            for (int w = 0; w < Cache::kSlots; ++w)
+                cache.slot[chunk][w] =
+                    load_word_if(base < extent, reinterpret_cast<const uint4*>(p + base) + w);
         }
     } else if constexpr (kChunks > 0) {
         for_each_chunk<kThreads, kVec, kChunks>(extent, [&](int chunk, int64_t base) {
-            load_vec<kVec>(row + base, cache[chunk]);
+            load_vec<kVec>(p + base, cache.slot[chunk]);
         });
     }
 }
 
-// A row input's kVec values at `base`: from the register cache when the row
-// is cached, else from memory.
+// An input's kVec values at `p` (chunk `chunk` of the row): from the register cache when
+// there is one, else from memory.
 template <int kChunks, int kVec, typename T>
-__device__ __forceinline__ void fetch(const float (&cache)[kChunks > 0 ? kChunks : 1][kVec],
-                                      int chunk, const T* __restrict__ p, float (&out)[kVec]) {
-    if constexpr (kChunks > 0) {
+__device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, int chunk,
+                                      const T* __restrict__ p, float (&out)[kVec]) {
+    using Cache = RowCache<kChunks, kVec, T>;
+    if constexpr (kChunks > 0 && Cache::kWords) {
+        constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) out[j] = cache[chunk][j];
+        for (int w = 0; w < Cache::kSlots; ++w) {
+            const T* elems = reinterpret_cast<const T*>(&cache.slot[chunk][w]);
+#pragma unroll
+            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
+        }
+    } else if constexpr (kChunks > 0) {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];
     } else {
         load_vec<kVec>(p, out);
     }
+}
+
+// +0.0f, computed from every value of a register cache, so it is known only once all of them
+// have arrived. The first reduction starts from it (x - +0.0 is x for every x) when the row
+// reads inputs ahead: ptxas, which sinks a load to its first use when registers are short,
+// then issues every load of the fill before the row's first use (one trip to memory a row,
+// not two or three).
+template <int kChunks, int kVec, typename T>
+__device__ __forceinline__ float after_arrival(const RowCache<kChunks, kVec, T>& cache, float zero) {
+    using Cache = RowCache<kChunks, kVec, T>;
+    if constexpr (kChunks > 0) {
+#if defined(__CUDA_ARCH__)
+        asm("mov.b32 %0, %0;" : "+f"(zero)); // a zero the compilers cannot see through
+#endif
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+            for (int k = 0; k < Cache::kSlots; ++k) {
+                if constexpr (Cache::kWords)
+                    zero = fminf(zero, fabsf(__uint_as_float(cache.slot[c][k].x)));
+                else
+                    zero = fminf(zero, fabsf(cache.slot[c][k]));
+            }
+    }
+    return zero;
 }
 
 // One row per kThreads threads (a warp, or the whole block): the reductions
@@ -202,14 +244,21 @@ __global__ void __launch_bounds__(kBlockThreads) rmsnorm_kernel(const __nv_bfloa
     const __nv_bfloat16* hidden_states_row = hidden_states + row * cols;
     __nv_bfloat16* output_row = output + row * cols;
 
-    float hidden_states_cache[kChunks > 0 ? kChunks : 1][kVec];
+    RowCache<kChunks, kVec, __nv_bfloat16> hidden_states_cache;
     fill_cache<kThreads, kVec, kChunks>(live ? cols : 0, hidden_states_row, hidden_states_cache);
+    // Read ahead: the inputs the loops read once, loaded with the row (after_arrival).
+    constexpr int kAheadChunks = kChunks <= kAheadMaxChunks ? kChunks : 0;
+    RowCache<kAheadChunks, kVec, __nv_bfloat16> weight_ahead;
+    fill_cache<kThreads, kVec, kAheadChunks>(live ? cols : 0, weight, weight_ahead);
+    float arrived = 0.0f;
+    arrived = after_arrival(hidden_states_cache, arrived);
+    arrived = after_arrival(weight_ahead, arrived);
 
     // sum over the row of (hidden_states[r, c] * hidden_states[r, c])
-    float sum0 = 0.0f;
+    float sum0 = 0.0f - arrived;
     for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float hidden_states_v[kVec];
-        fetch<kChunks>(hidden_states_cache, chunk, hidden_states_row + base, hidden_states_v);
+        fetch(hidden_states_cache, chunk, hidden_states_row + base, hidden_states_v);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             sum0 += (hidden_states_v[j] * hidden_states_v[j]);
@@ -222,9 +271,9 @@ __global__ void __launch_bounds__(kBlockThreads) rmsnorm_kernel(const __nv_bfloa
     const float v0 = 1.0f / sqrtf((sum0 / static_cast<float>(cols)) + 1e-05f);
     for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
         float hidden_states_v[kVec];
-        fetch<kChunks>(hidden_states_cache, chunk, hidden_states_row + base, hidden_states_v);
+        fetch(hidden_states_cache, chunk, hidden_states_row + base, hidden_states_v);
         float weight_v[kVec];
-        load_vec<kVec>(weight + base, weight_v);
+        fetch(weight_ahead, chunk, weight + base, weight_v);
         float output_v[kVec];
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
@@ -285,6 +334,8 @@ void run(const at::Tensor& hidden_states, const at::Tensor& weight, const at::Te
         status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 16384) {
+        status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {
         status = launch_rows<kBlockThreads, kVectorWidth, 0>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace solbench::codegen {
 namespace {
 
@@ -18,8 +20,17 @@ RowVariant cached(int threads, int64_t chunks, int64_t max_cols) {
 }
 const RowVariant kFallback{kBlockThreads, false, 0, std::nullopt};
 
+// Registers a chunk of `n` inputs takes: as floats (a schedule that keeps values), or as the
+// raw 16-byte words of a cached row (4 registers a vector, whatever the type).
+ChunkRegisters floats(int n, int vec) {
+    return {n * vec, 0};
+}
+ChunkRegisters words(int n, int ahead = 0) {
+    return {4 * n, 4 * ahead};
+}
+
 TEST(LaunchPlan, StreamedRowsOfAnyLength) {
-    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, 0, std::nullopt);
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, {}, std::nullopt);
     const std::vector<RowVariant> want = {
         streamed(kHalfWarpThreads, 16 * kBf16Vec), // two rows a warp
         streamed(kWarpThreads, kWarpMaxCols),
@@ -30,8 +41,8 @@ TEST(LaunchPlan, StreamedRowsOfAnyLength) {
 }
 
 TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
-    // One cached bf16 input: 32 floats a thread hold 4 vectors.
-    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, 1, std::nullopt);
+    // One cached bf16 input as floats: 32 registers a thread hold 4 vectors.
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, floats(1, kBf16Vec), std::nullopt);
     const std::vector<RowVariant> want = {
         cached(kHalfWarpThreads, 1, 128),
         cached(kWarpThreads, 2, 512),
@@ -46,17 +57,21 @@ TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
 
 TEST(LaunchPlan, AKnownRowLengthTakesOneVariant) {
     // RMSNorm at 4096 bf16 columns, the row cached: a block, 2 vectors a thread.
-    EXPECT_EQ(plan_row_launch(kBf16Vec, 1, 4096).ladder,
+    EXPECT_EQ(plan_row_launch(kBf16Vec, floats(1, kBf16Vec), 4096).ladder,
               (std::vector<RowVariant>{{kBlockThreads, true, 2, std::nullopt}, kFallback}));
-    // 7168 bf16 columns with two cached inputs: 16 floats each, 2 vectors, 4096 columns a
-    // block; the row is longer, so it streams.
-    EXPECT_EQ(plan_row_launch(kBf16Vec, 2, 7168).ladder,
+    // 7168 bf16 columns with two cached inputs as floats: 16 registers each, 2 vectors,
+    // 4096 columns a block; the row is longer, so it streams.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, floats(2, kBf16Vec), 7168).ladder,
               (std::vector<RowVariant>{streamed(kBlockThreads, std::nullopt), kFallback}));
+    // As raw words (fused add + RMSNorm: no kept values) they take half: 4 vectors, 8192
+    // columns a block.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(2), 7168).ladder,
+              (std::vector<RowVariant>{{kBlockThreads, true, 4, std::nullopt}, kFallback}));
     // 96 fp32 columns: a warp, one vector a thread.
-    EXPECT_EQ(plan_row_launch(kF32Vec, 1, 96).ladder,
+    EXPECT_EQ(plan_row_launch(kF32Vec, floats(1, kF32Vec), 96).ladder,
               (std::vector<RowVariant>{{kWarpThreads, true, 1, std::nullopt}, kFallback}));
     // 64 fp32 columns: half a warp.
-    EXPECT_EQ(plan_row_launch(kF32Vec, 0, 64).ladder,
+    EXPECT_EQ(plan_row_launch(kF32Vec, {}, 64).ladder,
               (std::vector<RowVariant>{{kHalfWarpThreads, true, 0, std::nullopt}, kFallback}));
 }
 
@@ -66,7 +81,8 @@ TEST(LaunchPlan, EveryLadderIsOrderedFitsTheRegistersAndEndsInTheFallback) {
             for (std::optional<int64_t> cols :
                  {std::optional<int64_t>{}, std::optional<int64_t>{1}, std::optional<int64_t>{700},
                   std::optional<int64_t>{4096}, std::optional<int64_t>{1 << 20}}) {
-                const RowLaunchPlan plan = plan_row_launch(vec, n_cached, cols);
+                const ChunkRegisters per_chunk = floats(n_cached, vec);
+                const RowLaunchPlan plan = plan_row_launch(vec, per_chunk, cols);
                 SCOPED_TRACE(testing::Message() << "vec " << vec << ", cached " << n_cached);
                 ASSERT_FALSE(plan.ladder.empty());
                 EXPECT_EQ(plan.ladder.back(), kFallback);
@@ -74,7 +90,7 @@ TEST(LaunchPlan, EveryLadderIsOrderedFitsTheRegistersAndEndsInTheFallback) {
                 for (size_t i = 0; i + 1 < plan.ladder.size(); ++i) {
                     const RowVariant& v = plan.ladder[i];
                     EXPECT_TRUE(v.vectorized);
-                    EXPECT_LE(v.chunks * vec * n_cached, kCacheFloats);
+                    EXPECT_LE(v.chunks * per_chunk.cached, kCacheRegisters);
                     if (n_cached == 0) {
                         EXPECT_EQ(v.chunks, 0);
                     }
@@ -94,6 +110,28 @@ TEST(LaunchPlan, EveryLadderIsOrderedFitsTheRegistersAndEndsInTheFallback) {
                     }
                 }
             }
+}
+
+TEST(LaunchPlan, InputsAreReadAheadWithTheRowWithinTheirRegisters) {
+    // RMSNorm in bf16: the row and the weight as raw words, 4 registers a vector each. The
+    // row fits 8 vectors a thread (16384 columns a block); the weight is read ahead of the
+    // reduction by every cached variant (64 registers: 16 vectors).
+    const RowLaunchPlan rms = plan_row_launch(kBf16Vec, words(1, 1), std::nullopt);
+    EXPECT_EQ(rms.per_chunk, words(1, 1));
+    EXPECT_EQ(rms.ahead_max_chunks, kAheadRegisters / 4);
+    int64_t longest = 0;
+    for (const RowVariant& v : rms.ladder) {
+        EXPECT_LE(v.chunks, rms.ahead_max_chunks);
+        longest = std::max(longest, v.chunks);
+    }
+    EXPECT_EQ(longest, kCacheRegisters / 4);
+    // LayerNorm in fp32, weight and bias: 8 registers a vector; its 8-vector variants load
+    // them where they are used.
+    const RowLaunchPlan ln = plan_row_launch(kF32Vec, words(1, 2), std::nullopt);
+    EXPECT_EQ(ln.ahead_max_chunks, kAheadRegisters / 8);
+    EXPECT_EQ(ln.ladder[ln.ladder.size() - 3].chunks, 8);
+    // Nothing to read ahead: no variant does.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(1), std::nullopt).ahead_max_chunks, 0);
 }
 
 TEST(LaunchPlan, ElementsTryVectorsThenOneColumn) {

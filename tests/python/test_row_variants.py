@@ -2,8 +2,8 @@
 
 A row kernel is launched in one of several shapes, picked on the host by the row length: half a
 warp per row (at most 16 vectors), a warp per row (up to 1024 columns), a block per row with the
-row cached in registers (each of these cached ones with a 2-chunk rung for its shorter rows), a
-block per row re-reading it, and the scalar fallback (a row length that is not a whole number of
+row cached in registers (each of these cached ones with rungs of 2, 4, ... chunks for its shorter
+rows), a block per row re-reading it, and the scalar fallback (a row length that is not a whole number of
 16-byte vectors). The bundles' workloads reach only some of them, so this runs each bundle at a
 row length inside each variant, with an odd number of rows (the last block holds rows past the
 end, which must read and write nothing), on the CPU backend, and compares with the bundle's
@@ -23,16 +23,16 @@ from solbench.conformance.inputs import load_reference, normalize_outputs  # noq
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# bundle -> row lengths: half warp, warp (2-chunk rung, full), block cached (2-chunk rung, full),
+# bundle -> row lengths: half warp, warp (2, 4-chunk rungs, full), block cached (the same),
 # block streamed, scalar fallback (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
 LENGTHS = {
-    "rmsnorm": [64, 128, 136, 1000, 4096, 8000, 16384, 1003],  # bf16
-    "softmax": [64, 100, 1000, 1100, 3000, 9000, 4097],       # fp32, online max and sum
-    "log_softmax": [32, 200, 1024, 2000, 5000, 20000, 70],    # fp32, online max and sum
-    "layernorm": [48, 132, 512, 1028, 8192, 12288, 5],        # fp32, two dependent passes
-    "minmax_scale": [128, 200, 1000, 2048, 8192, 20000, 999],  # bf16, min and max in one pass
+    "rmsnorm": [64, 136, 1000, 4096, 8000, 16384, 20000, 1003],  # bf16
+    "softmax": [64, 100, 300, 1000, 1100, 3000, 6000, 9000, 4097],  # fp32, online max and sum
+    "log_softmax": [32, 200, 400, 1024, 2000, 4000, 5000, 20000, 70],  # fp32, online pair
+    "layernorm": [48, 132, 512, 1000, 1028, 4000, 8192, 12288, 5],  # fp32, dependent passes
+    "minmax_scale": [128, 200, 1000, 2048, 8192, 12000, 20000, 999],  # bf16, min and max
     "row_stats": [64, 1024, 5000, 33],                        # fp32, two outputs per row
-    "post_norm_residual": [128, 256, 1000, 4096, 6000, 10000, 1001],  # 3-d bf16, scalar eps
+    "post_norm_residual": [128, 256, 1000, 4096, 6000, 10000, 20000, 1001],  # 3-d bf16
 }
 CASES = [(b, n) for b, lengths in LENGTHS.items() for n in lengths]
 

@@ -335,8 +335,14 @@ class Emitter {
     ExprNames names(std::set<LoadKey>* loads, bool element);
     std::string load_var(const LoadKey& key);
     std::string column_at(const LoadKey& key, const std::string& column);
-    std::vector<std::string> load_lines(const std::set<LoadKey>& loads,
-                                        const std::set<int>& cached);
+    // The inputs a row schedule holds in registers (row_helpers.mustache's RowCache): `cached`,
+    // rows read by two loops or more, and `ahead`, the other inputs the loops read at the
+    // row's columns, loaded with the row before the first reduction (after_arrival).
+    struct RowCaches {
+        std::set<int> cached;
+        std::set<int> ahead;
+    };
+    std::vector<std::string> load_lines(const std::set<LoadKey>& loads, const RowCaches& caches);
     std::vector<std::string> row_pointer_lines(bool for_row_kernel);
     json row_context();
     // What a schedule's loops read: plain reads per input, loops, whether all share the row length.
@@ -346,7 +352,8 @@ class Emitter {
         bool same_extents = true;
     };
     json row_body(const RowSchedule& schedule, const std::vector<ir::Expr>& reductions,
-                  const std::set<int>& cached, RowReads* reads);
+                  const RowCaches& caches, RowReads* reads);
+    int chunk_registers(const std::set<int>& inputs) const;
     json gated_context();
     std::vector<std::string> host_checks(std::vector<std::string>& allocs);
     std::vector<std::string> row_count_lines() const;
@@ -501,7 +508,7 @@ std::string Emitter::column_at(const LoadKey& key, const std::string& column) {
 }
 
 std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
-                                             const std::set<int>& cached) {
+                                             const RowCaches& caches) {
     std::vector<std::string> lines;
     for (const LoadKey& key : loads) {
         const int input = key.input;
@@ -516,9 +523,12 @@ std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
                             column_at(key, "base + i") + "]);");
             continue;
         }
-        if (key.plain() && cached.count(input))
-            lines.push_back("fetch<kChunks>(" + input_name(input) + "_cache, chunk, " + ptr + ", " +
-                            var + ");");
+        if (key.plain() && caches.cached.count(input))
+            lines.push_back("fetch(" + input_name(input) + "_cache, chunk, " + ptr + ", " + var +
+                            ");");
+        else if (key.plain() && caches.ahead.count(input))
+            lines.push_back("fetch(" + input_name(input) + "_ahead, chunk, " + ptr + ", " + var +
+                            ");");
         else
             lines.push_back("load_vec<kVec>(" + ptr + ", " + var + ");");
     }
@@ -614,15 +624,25 @@ json Emitter::row_context() {
     const bool two_schedules =
         !cached.empty() && (!streamed.online.empty() || in_registers.keeps_values());
 
+    // Read ahead, with the row in registers: every other input the loops read at the row's
+    // columns (a weight, a bias, a residual read once), so the row pays one trip to memory.
+    RowCaches caches{cached, {}};
+    if (!cached.empty() && !reductions.empty()) {
+        RowReads in_registers_reads;
+        if (two_schedules) row_body(in_registers, reductions, caches, &in_registers_reads);
+        for (const auto& [input, count] : (two_schedules ? in_registers_reads : reads).count)
+            if (!cached.count(input)) caches.ahead.insert(input);
+    }
+
     json schedules = json::array();
     if (two_schedules) {
-        json c = row_body(in_registers, reductions, cached, nullptr);
+        json c = row_body(in_registers, reductions, caches, nullptr);
         c["open"] = string_list({"if constexpr (kChunks > 0) { // the row in registers"});
         json s = row_body(streamed, reductions, {}, nullptr);
         s["open"] = string_list({"} else { // the row streamed from memory"});
         schedules = {c, s};
     } else {
-        json s = row_body(streamed, reductions, cached, nullptr);
+        json s = row_body(streamed, reductions, caches, nullptr);
         s["open"] = json::array();
         schedules = {s};
     }
@@ -635,10 +655,18 @@ json Emitter::row_context() {
 
     // Launch variants: the plan (launch_plan.h), rendered as the host's ladder.
     const int col_axis = ir_.column_axis;
+    // A schedule that keeps values holds a float a column for each (one array per cached
+    // input, schedule_cached's budget); the cached rows themselves are raw words.
+    const int cached_registers = in_registers.keeps_values()
+                                     ? static_cast<int>(cached.size()) * vector_width()
+                                     : chunk_registers(cached);
     const RowLaunchPlan plan =
-        plan_row_launch(vector_width(), static_cast<int>(cached.size()),
+        plan_row_launch(vector_width(), {cached_registers, chunk_registers(caches.ahead)},
                         is_const(col_axis) ? ir_.axes[col_axis].value : std::nullopt);
     constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
+    if (!caches.ahead.empty())
+        constants_.push_back(
+            {{"name", "kAheadMaxChunks"}, {"value", std::to_string(plan.ahead_max_chunks)}});
     std::vector<std::string> lines;
     lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
     lines.push_back("cudaError_t status = cudaSuccess;");
@@ -648,11 +676,23 @@ json Emitter::row_context() {
     return ctx;
 }
 
+// The registers a thread holds per chunk for `inputs` in registers: raw words when a chunk is
+// whole 16-byte words, else one float per column (row_helpers.mustache's RowCache).
+int Emitter::chunk_registers(const std::set<int>& inputs) const {
+    const int vec = vector_width();
+    int registers = 0;
+    for (int input : inputs) {
+        const int bytes = vec * element_size(ir_.inputs[input].dtype);
+        registers += bytes % 16 == 0 ? bytes / 4 : vec;
+    }
+    return registers;
+}
+
 // One schedule printed for row_schedule.mustache: the register cache's fill, one loop per
-// pass, the outputs' loop and the per-row stores; the inputs in `cached` are read from the
-// cache. With `reads`, also what the loops read (for choosing the cache).
+// pass, the outputs' loop and the per-row stores; the inputs in `caches` are read from
+// registers. With `reads`, also what the loops read (for choosing the cache).
 json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>& reductions,
-                       const std::set<int>& cached, RowReads* reads) {
+                       const RowCaches& caches, RowReads* reads) {
     const bool has_rows_output = std::any_of(ir_.outputs.begin(), ir_.outputs.end(),
                                              [](const Tensor& t) { return t.role == Role::Rows; });
     RowReads counted;
@@ -684,7 +724,7 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
     auto load_json = [&](const std::set<LoadKey>& loads, const std::vector<std::string>& decls) {
         for (const auto& l : loads)
             if (l.plain()) ++counted.count[l.input];
-        std::vector<std::string> lines = load_lines(loads, cached);
+        std::vector<std::string> lines = load_lines(loads, caches);
         lines.insert(lines.end(), decls.begin(), decls.end());
         return string_list(lines);
     };
@@ -726,6 +766,12 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
             after.push_back("online_max_sum<kVec>(" + chunk + ", " + acc + ", " + sum + ");");
             reduce.push_back("group_reduce_online<kThreads>(" + acc + ", " + sum + ", scratch);");
             online_ = true;
+        }
+        if (&p == &schedule.passes.front() && !caches.ahead.empty() && !accs.empty()) {
+            // The first accumulation waits for the read-ahead loads (after_arrival): ptxas
+            // then issues them before the row's first use, not after it.
+            json& first = accs.front();
+            first["init"] = first["init"].get<std::string>() + " - arrived";
         }
         for (size_t i = 0; i < new_kept.size(); ++i)
             kept[p.kept[i]] = new_kept[i];
@@ -789,12 +835,31 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
         per_row["stores"] = string_list(stores);
     }
 
-    json cached_json = json::array();
-    for (int input : cached)
-        cached_json.push_back({{"name", input_name(input)}, {"extent", kernel_dim(row_dim())}});
+    auto cache_json = [&](const std::set<int>& inputs) {
+        json list = json::array();
+        for (int input : inputs) {
+            const Tensor& t = ir_.inputs[input];
+            list.push_back({{"name", input_name(input)},
+                            {"type", *cuda_type(t.dtype)},
+                            {"pointer", input_name(input) + (t.role == Role::Rows ? "_row" : "")},
+                            {"extent", kernel_dim(row_dim())}});
+        }
+        return list;
+    };
+    json ahead = false;
+    if (!caches.ahead.empty()) {
+        // Every load of the fill feeds the zero, the row's first: ptxas then has none to sink.
+        json arrivals = json::array();
+        for (int input : caches.cached)
+            arrivals.push_back(input_name(input) + "_cache");
+        for (int input : caches.ahead)
+            arrivals.push_back(input_name(input) + "_ahead");
+        ahead = json{{"inputs", cache_json(caches.ahead)}, {"arrivals", arrivals}};
+    }
     if (reads) *reads = counted;
     json body;
-    body["cached"] = cached_json;
+    body["cached"] = cache_json(caches.cached);
+    body["ahead"] = ahead;
     body["kept"] = kept_json;
     body["passes"] = passes_json;
     body["epilogue"] = epilogue;

@@ -12,16 +12,17 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 } // namespace
 
-RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
+RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
                               std::optional<int64_t> const_cols) {
     RowLaunchPlan plan;
     plan.vector_width = vector_width;
-    plan.cached_inputs = cached_inputs;
+    plan.per_chunk = per_chunk;
     plan.const_cols = const_cols;
+    plan.ahead_max_chunks = per_chunk.ahead > 0 ? kAheadRegisters / per_chunk.ahead : 0;
     const int vec = vector_width;
-    // Cached variants hold chunks * vec floats per cached input in registers,
-    // within kCacheFloats; inputs that would not fit one vector each stream.
-    const int max_chunks = cached_inputs > 0 ? kCacheFloats / (vec * cached_inputs) : 0;
+    // Cached variants hold their chunks within kCacheRegisters; inputs that would not fit
+    // one vector each stream.
+    const int max_chunks = per_chunk.cached > 0 ? kCacheRegisters / per_chunk.cached : 0;
     const bool cached = max_chunks > 0;
     const int64_t warp_chunks =
         std::min<int64_t>(ceil_div(kWarpMaxCols, kWarpThreads * vec), max_chunks);
@@ -54,13 +55,15 @@ RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
     };
     rung({kHalfWarpThreads, true, cached ? 1 : 0, half_cols});
     // A cached variant's registers (and so its occupancy) are sized for its longest
-    // row; its shortest rows fill few of its chunks. A 2-chunk rung below each full
-    // one keeps the bytes in flight up on those rows.
-    if (cached && warp_chunks > kShortRowChunks)
-        rung({kWarpThreads, true, kShortRowChunks, kShortRowChunks * kWarpThreads * vec});
+    // row; its shortest rows fill few of its chunks. Rungs of 2, 4, ... chunks below each
+    // full one keep the bytes in flight up on those rows.
+    auto shorter = [&](int threads, int64_t full) { // 2, 4, ... chunks, below `full`
+        for (int64_t c = kShortRowChunks; cached && c < full; c *= 2)
+            rung({threads, true, c, c * threads * vec});
+    };
+    shorter(kWarpThreads, warp_chunks);
     rung({kWarpThreads, true, cached ? warp_chunks : 0, warp_cols});
-    if (cached && max_chunks > kShortRowChunks)
-        rung({kBlockThreads, true, kShortRowChunks, kShortRowChunks * kBlockThreads * vec});
+    shorter(kBlockThreads, max_chunks);
     if (cached) rung({kBlockThreads, true, max_chunks, block_cols});
     l.push_back({kBlockThreads, true, 0, std::nullopt});
     l.push_back(fallback);

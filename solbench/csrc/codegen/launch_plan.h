@@ -15,8 +15,17 @@ constexpr int kBlockThreads = 256;
 constexpr int kWarpThreads = 32;
 constexpr int kHalfWarpThreads = 16;   // a row of at most 16 vectors: half a warp
 constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
-constexpr int kShortRowChunks = 2;     // the cached rung below a variant's full one
-constexpr int kCacheFloats = 32;       // register budget per thread for cached rows (more spills)
+constexpr int kShortRowChunks = 2;     // the shortest cached rung below a full one (then 4, ...)
+constexpr int kCacheRegisters = 32;    // per thread, for the cached rows (more spilled on sm_90)
+constexpr int kAheadRegisters = 64;    // and for the inputs read ahead with them
+
+// The registers one chunk (a vector of columns) of a row kernel's inputs takes in each
+// thread (row_helpers.mustache's RowCache: raw words, or a float per column).
+struct ChunkRegisters {
+    int cached = 0; // the row inputs held for two loops or more (0: the row streams)
+    int ahead = 0;  // the other inputs the loops read, loaded with the row
+    friend bool operator==(const ChunkRegisters&, const ChunkRegisters&) = default;
+};
 
 // One instance of the row kernel: launch_rows<threads, vec, chunks>.
 struct RowVariant {
@@ -30,9 +39,12 @@ struct RowVariant {
 };
 
 struct RowLaunchPlan {
-    int vector_width = 1;              // columns per 16-byte vector
-    int cached_inputs = 0;             // row inputs read by two passes or more
+    int vector_width = 1; // columns per 16-byte vector
+    ChunkRegisters per_chunk;
     std::optional<int64_t> const_cols; // the row length, when it is a constant
+    // Cached variants of at most this many chunks read the other inputs the row's loops read
+    // ahead, with the row (within kAheadRegisters); longer ones load them where used.
+    int64_t ahead_max_chunks = 0;
     // Tried in order; the first whose max_cols holds wins. The last is the scalar
     // fallback (any row, no vectors), taken when a tensor is not 16-byte aligned or
     // a row not a whole number of vectors. With const_cols the plan holds the one
@@ -41,8 +53,8 @@ struct RowLaunchPlan {
 };
 
 // The plan for rows of `const_cols` columns (or of any length) holding `vector_width`
-// columns per vector, with `cached_inputs` inputs kept in registers when they fit.
-RowLaunchPlan plan_row_launch(int vector_width, int cached_inputs,
+// columns per vector, with the inputs of `per_chunk` kept in registers when they fit.
+RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
                               std::optional<int64_t> const_cols);
 
 // The gated / elementwise family's launch (gated_activation_kernel.mustache): a grid-stride
