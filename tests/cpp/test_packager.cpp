@@ -232,6 +232,12 @@ TEST(Definition, ReadsTheFilesAsThePublishedOnesAreWritten) {
              {"[\"batch_size\", \"4096\"]", "[\"batch_size\", \"-1\"]", "/outputs/out/shape/1"},
              // (without "type", {"value": 4096.5} is a var axis to pydantic: only AxisVar fits)
              {"{\"value\": \"4096\"}", "{\"type\": \"const\", \"value\": 4096.5}",
+              "/axes/hidden_size"},
+             // Whole but no size: refused without converting it to an integer (the
+             // fuzzer found valijson's multipleOf doing so, undefined behaviour).
+             {"{\"value\": \"4096\"}", "{\"type\": \"const\", \"value\": 1e300}",
+              "/axes/hidden_size"},
+             {"{\"value\": \"4096\"}", "{\"type\": \"const\", \"value\": -1e300}",
               "/axes/hidden_size"}}) {
         auto bad = parse_definition("d.json", replace(published, from, to));
         ASSERT_TRUE(std::holds_alternative<Failure>(bad)) << to;
