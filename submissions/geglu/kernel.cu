@@ -11,7 +11,7 @@
 namespace {
 constexpr int kBlockThreads = 256;
 constexpr int64_t kVectorWidth = 4;
-constexpr int64_t kMaxBlocks = 65536;
+constexpr int64_t kMaxBlocks = 9472;
 
 // Every value is a float inside the kernel; tensors hold their own dtype.
 __device__ __forceinline__ float to_float(float v) { return v; }

@@ -142,6 +142,8 @@ TEST(LaunchPlan, ElementsTryVectorsThenOneColumn) {
     EXPECT_FALSE(plan_element_launch(kF32Vec, false).flat);
     // Enough blocks for every SM many times over; the grid-stride loop covers the rest.
     EXPECT_GE(flat.max_blocks, 132 * 8);
+    // Few enough that a large call gives each thread several chunks (1M x 4096 bf16: > 50).
+    EXPECT_GT((int64_t{1} << 29) / (flat.max_blocks * 256), 50);
 }
 
 } // namespace

@@ -68,7 +68,12 @@ struct ElementVariant {
 struct ElementLaunchPlan {
     int vector_width = 1;
     bool flat = false;
-    int64_t max_blocks = 65536;         // the grid-stride loop covers the rest
+    // Blocks of 256 threads at most; the grid-stride loop covers the rest. 9472 is 8 full
+    // waves of B200's resident blocks (148 SMs x 8) and 8.97 of H200's (132 x 8): few enough
+    // that each thread takes several chunks of a large call, so its prologue (two 64-bit
+    // divisions) is paid once per several chunks rather than once per chunk, and no last
+    // wave runs nearly empty on either chip.
+    int64_t max_blocks = 148 * 8 * 8;
     std::vector<ElementVariant> ladder; // tried in order: vectors when aligned, then scalar
 };
 
