@@ -22,8 +22,9 @@ this way and keep one full compile.
 Successful nvcc runs are cached by content (solbench.nvcc_cache): a rerun on the same
 sources, flags and nvcc replays the report without compiling.
 
-With --ptx (or ``ptx_dir``) the sm_90 PTX and cubin of each source are kept:
-solbench.load_parallelism reads the cubin's SASS.
+With --ptx (or ``ptx_dir``) each architecture's PTX and cubin of each source are kept, as
+``<stem>.<arch>.ptx`` and ``<stem>.<arch>.cubin``: solbench.load_parallelism reads the cubin's
+SASS.
 """
 
 from __future__ import annotations
@@ -252,11 +253,13 @@ def check_bundle(bundle: Path, archs: list[str], ptx_dir: Path | None = None,
                 ptx_dir.mkdir(parents=True, exist_ok=True)
                 # With one arch nvcc names the files <stem>.ptx and <stem>.cubin;
                 # with several, <stem>.compute_90.ptx and the like.
-                sm90_keep, sm90_archs = (keep, archs) if mode is Mode.FULL else \
-                    (keep / "sm_90", ["sm_90"])
-                for suffix in ("ptx", "cubin"):
-                    for kept in _sm90_files(sm90_keep, suffix, sm90_archs)[:1]:
-                        shutil.copy(kept, ptx_dir / f"{source.stem}.sm_90.{suffix}")
+                for arch in archs:
+                    # FULL compiles every arch in one nvcc run; otherwise each has its own.
+                    arch_keep, compiled = (keep, archs) if mode is Mode.FULL else \
+                        (keep / arch, [arch])
+                    for suffix in ("ptx", "cubin"):
+                        for kept in _arch_files(arch_keep, suffix, arch, compiled)[:1]:
+                            shutil.copy(kept, ptx_dir / f"{source.stem}.{arch}.{suffix}")
             results.append(result)
     return results
 
@@ -266,10 +269,13 @@ def _unique(lines: list[str]) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def _sm90_files(keep: Path, suffix: str, archs: list[str]) -> list[Path]:
+def _arch_files(keep: Path, suffix: str, arch: str, archs: list[str]) -> list[Path]:
+    """The kept files of `arch` (sm_90: *_90.* or *_90a.*; sm_100a: *_100a.*), or every kept
+    file when nvcc named them without an arch (one arch asked for)."""
+    number = arch.removeprefix("sm_").rstrip("a")
     files = sorted(keep.glob(f"*.{suffix}"))
-    sm90 = [p for p in files if "_90." in p.name or "_90a." in p.name]
-    return sm90 if sm90 or archs != ["sm_90"] else files
+    mine = [p for p in files if f"_{number}." in p.name or f"_{number}a." in p.name]
+    return mine if mine or archs != [arch] else files
 
 
 def failures(results: list[SourceResult]) -> list[str]:

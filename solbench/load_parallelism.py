@@ -9,8 +9,8 @@ over the multiprocessors, each must keep B x L / SMs in flight. A kernel keeps
 
 and both are fixed when it is compiled: the first from ptxas's report, the
 second from the SASS (solbench.sass). This module puts them side by side with
-what the chip needs, for the sm_90 build of each kernel that nvcc makes the
-way the harness does (solbench.compile_check).
+what the chip needs, for the build of each kernel for the chip (sm_90 for the H200,
+sm_100a for the B200) that nvcc makes the way the harness does (solbench.compile_check).
 
     python -m solbench.load_parallelism BUNDLE... [--latency-ns 800] [--chip H200|B200]
 
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from solbench import sass
+from solbench.bench.score import NOMINAL_GBPS
 from solbench.compile_check import KernelUsage, Mode, check_bundle, failures
 
 DEFAULT_LATENCY_NS = 800.0
@@ -41,8 +42,10 @@ NVCC_UNROLL = 4  # nvcc unrolls a streaming loop by at least this, after a remai
 @dataclass(frozen=True)
 class Chip:
     name: str
+    arch: str  # what the harness compiles for it
     sms: int
     dram_bytes_per_s: float  # nominal
+    sm_clock_hz: float  # while timed
     registers_per_sm: int = 65536
     threads_per_sm: int = 2048
     blocks_per_sm: int = 32
@@ -55,8 +58,13 @@ class Chip:
         return self.dram_bytes_per_s * latency_ns * 1e-9 / self.sms
 
 
-H200 = Chip("H200", sms=132, dram_bytes_per_s=4.8e12)
-B200 = Chip("B200", sms=148, dram_bytes_per_s=7.67e12)
+# The bandwidths are score.NOMINAL_GBPS (SOLAR's bound for the B200). The benchmark locks the
+# B200 at 1500 MHz (sol-execbench.md §6); an H200 runs at its boost clock, 1980 MHz.
+H200 = Chip("H200", "sm_90", sms=132, dram_bytes_per_s=NOMINAL_GBPS["H200"] * 1e9,
+            sm_clock_hz=1.98e9)
+B200 = Chip("B200", "sm_100a", sms=148, dram_bytes_per_s=NOMINAL_GBPS["B200"] * 1e9,
+            sm_clock_hz=1.5e9)
+CHIPS = {c.name: c for c in (H200, B200)}
 
 
 def resident_threads(chip: Chip, registers: int, block_threads: int, shared_bytes: int) -> int:
@@ -157,18 +165,19 @@ def max_threads_per_block(ptx: str) -> dict[str, int]:
     """Entry name -> its `.maxntid` (the kernel's __launch_bounds__)."""
     found = {}
     for m in re.finditer(r"\.entry\s+(\S+)\s*\((.*?)\)\s*(.*?)\{", ptx, re.S):
-        if b := re.search(r"\.maxntid\s+(\d+)\s*,\s*(\d+)\s*,\s*(\d+)", m.group(3)):
-            found[m.group(1)] = int(b.group(1)) * int(b.group(2)) * int(b.group(3))
+        # `.maxntid 256, 1, 1` (sm_90's PTX) or `.maxntid 256` (sm_100a's)
+        if b := re.search(r"\.maxntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", m.group(3)):
+            found[m.group(1)] = math.prod(int(g) for g in b.groups() if g)
     return found
 
 
 def figures(usage: list[KernelUsage], sass_text: str, ptx: str,
             chip: Chip = H200) -> list[KernelFigures]:
-    """Join ptxas's sm_90 report, the SASS and the PTX launch bounds, per kernel."""
+    """Join ptxas's report for the chip's arch, the SASS and the PTX launch bounds, per kernel."""
     bodies = sass.parse_functions(sass_text)
     bounds = max_threads_per_block(ptx)
     out = []
-    for k in sorted((k for k in usage if k.arch == "sm_90"), key=lambda k: k.kernel):
+    for k in sorted((k for k in usage if k.arch == chip.arch), key=lambda k: k.kernel):
         if k.kernel not in bodies:
             raise ValueError(f"{k.kernel}: in ptxas's report but not in the SASS")
         if k.kernel not in bounds:
@@ -249,16 +258,16 @@ def launched(launches: list[Launch], cols: int) -> Variant | None:
 
 
 def bundle_figures(bundle: Path, chip: Chip = H200) -> list[KernelFigures]:
-    """Compile `bundle` for sm_90 as the harness would, and read its kernels."""
+    """Compile `bundle` for the chip's arch as the harness would, and read its kernels."""
     with tempfile.TemporaryDirectory(prefix="solbench-mlp-") as tmp:
         keep = Path(tmp)
-        results = check_bundle(bundle, ["sm_90"], ptx_dir=keep, mode=Mode.DEVICE)
+        results = check_bundle(bundle, [chip.arch], ptx_dir=keep, mode=Mode.DEVICE)
         if problems := failures(results):
             raise ValueError("; ".join(problems))
         out = []
         for r in results:
             stem = Path(r.source).stem
-            cubin, ptx = keep / f"{stem}.sm_90.cubin", keep / f"{stem}.sm_90.ptx"
+            cubin, ptx = keep / f"{stem}.{chip.arch}.cubin", keep / f"{stem}.{chip.arch}.ptx"
             out += figures(r.kernels, sass.disassemble(cubin), ptx.read_text(), chip)
         return out
 
@@ -360,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"assumed loaded DRAM latency (default {DEFAULT_LATENCY_NS:g})")
     parser.add_argument("--chip", choices=["H200", "B200"], default="H200")
     args = parser.parse_args(argv)
-    chip = {"H200": H200, "B200": B200}[args.chip]
+    chip = CHIPS[args.chip]
     need = chip.needed_bytes_in_flight(args.latency_ns)
     print(f"{chip.name}: {chip.dram_bytes_per_s / 1e12:g} TB/s x {args.latency_ns:g} ns / "
           f"{chip.sms} SMs = {need / 1024:.1f} KiB in flight per SM needed\n")

@@ -82,6 +82,8 @@ class Region:
     vector_loads: int  # of those, 16-byte loads
     peak_loads_in_flight: int
     peak_bytes_in_flight: int  # per thread
+    instructions: int = 0  # in the region (a loop's body once)
+    mufu: int = 0  # of those, special-function (MUFU) instructions
 
 
 def parse_functions(text: str) -> dict[str, list[Instruction | str]]:
@@ -135,11 +137,13 @@ def loops(body: list[Instruction | str]) -> list[tuple[int, int]]:
 
 def _scan(items: list[Instruction | str], first: int, last: int, is_loop: bool) -> Region:
     pending: list[tuple[set[int], int]] = []  # (registers written, bytes)
-    loads = vector = peak = peak_bytes = 0
+    loads = vector = peak = peak_bytes = instructions = mufu = 0
     for item in items:
         if isinstance(item, str):
             pending = []
             continue
+        instructions += 1
+        mufu += item.opcode == "MUFU" or item.opcode.startswith("MUFU.")
         touched = item.read() | item.written()
         pending = [p for p in pending if not (p[0] & touched)]
         if item.is_global_load:
@@ -148,7 +152,7 @@ def _scan(items: list[Instruction | str], first: int, last: int, is_loop: bool) 
             pending.append((item.written(), item.load_bytes))
             peak = max(peak, len(pending))
             peak_bytes = max(peak_bytes, sum(b for _, b in pending))
-    return Region(first, last, is_loop, loads, vector, peak, peak_bytes)
+    return Region(first, last, is_loop, loads, vector, peak, peak_bytes, instructions, mufu)
 
 
 def regions(body: list[Instruction | str]) -> list[Region]:
