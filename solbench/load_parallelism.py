@@ -81,7 +81,7 @@ def resident_threads(chip: Chip, registers: int, block_threads: int, shared_byte
 @dataclass(frozen=True)
 class Variant:
     """A solbench kernel's template arguments: <kThreads, kVec, kChunks> for the row
-    families, <kVec> for the gated one."""
+    families, <kVec, kChunks> for the elementwise (gated) one, kChunks its chunks in flight."""
 
     threads_per_row: int | None
     vector: int
@@ -92,8 +92,8 @@ class Variant:
         args = [int(a) for a in re.findall(r"Li(\d+)E", mangled)]
         if len(args) == 3:
             return cls(args[0], args[1], args[2])
-        if len(args) == 1:
-            return cls(None, args[0], None)
+        if len(args) == 2:
+            return cls(None, args[0], args[1])
         return None
 
     @property
@@ -103,7 +103,7 @@ class Variant:
 
     def describe(self) -> str:
         if self.threads_per_row is None:
-            return f"grid-stride, {self.vector}/vector"
+            return f"2-D grid, {self.vector}/vector, {self.chunks} chunks a thread"
         group = {16: "half warp", 32: "warp"}.get(self.threads_per_row,
                                                    f"{self.threads_per_row} threads")
         cache = f"{self.chunks} chunks cached" if self.chunks else "streamed"
@@ -134,7 +134,7 @@ class KernelFigures:
         thread, the per-row reductions and the special-function slow paths counted too, an
         upper bound). None for a loop, whose trip count the SASS does not give."""
         v = self.variant
-        if v is None or not v.chunks or v.is_fallback:
+        if v is None or v.threads_per_row is None or not v.chunks or v.is_fallback:
             return None
         return self.mufu / (v.chunks * v.vector)
 
@@ -144,7 +144,7 @@ class KernelFigures:
         trips are the row's). None for a loop (a streamed row: one trip per iteration's batch
         of loads, times a trip count the SASS does not give) and for the grid-stride kernels."""
         v = self.variant
-        if v is None or not v.chunks or v.is_fallback:
+        if v is None or v.threads_per_row is None or not v.chunks or v.is_fallback:
             return None
         return self.trips
 

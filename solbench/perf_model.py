@@ -14,8 +14,8 @@ is estimated to take
     T_latency  waves x trips x L. A wave is the rows the chip holds at once (resident threads
                per SM / threads per row, times the SMs); a row pays `trips` dependent DRAM
                latencies L: for a cached row its round trips read from the SASS, for a streamed
-               one passes x ceil(chunks a thread / loads it keeps in flight); a grid-stride
-               (gated) thread one latency per chunk it takes
+               one passes x ceil(chunks a thread / loads it keeps in flight); an elementwise
+               (gated) thread one latency per row it takes (its chunks of it loaded together)
     T_issue    warp instructions / (4 per SM-clock x SMs x clock): every instruction of a
                cached (straight-line) kernel, once per warp of a row; for a loop, the
                instructions outside it plus its one-chunk (remainder) loop's per chunk and pass
@@ -65,9 +65,9 @@ class Assumptions:
 @dataclass(frozen=True)
 class Work:
     """What one kernel does for one call, per unit of parallel work: a row of a row kernel (a
-    group of threads), a thread of a grid-stride kernel."""
+    group of threads), a thread of an elementwise kernel."""
 
-    units: int  # rows, or grid-stride threads
+    units: int  # rows, or elementwise threads
     threads_per_unit: int
     trips: int  # dependent DRAM latencies a unit pays
     instructions: float  # per thread of a unit
@@ -170,25 +170,38 @@ def row_work(k: KernelFigures, rows: int, cols: int, source: str) -> Work:
                 outside.mufu + n * per_thread * chunk_mufu)
 
 
-def max_blocks(source: str) -> int:
-    """The grid-stride launch's cap on blocks, the `kMaxBlocks` constant of the host code."""
-    found = re.search(r"constexpr\s+int64_t\s+kMaxBlocks\s*=\s*(\d+)", source)
+def max_grid_rows(source: str) -> int:
+    """The elementwise launch's cap on the grid's rows of blocks, the `kMaxGridRows` constant of
+    the host code (CUDA's gridDim.y limit): the kernel loops over the rows past it."""
+    found = re.search(r"constexpr\s+int64_t\s+kMaxGridRows\s*=\s*(\d+)", source)
     if found is None:
-        raise ValueError("a grid-stride kernel without a kMaxBlocks constant in its sources")
+        raise ValueError("an elementwise kernel without a kMaxGridRows constant in its sources")
     return int(found.group(1))
 
 
-def grid_stride_work(k: KernelFigures, rows: int, cols: int, source: str) -> Work:
-    """A gated (grid-stride) kernel's work per thread: one chunk of every row a launch step."""
+def element_block(cols: int, vector: int, chunks: int, block_threads: int) -> tuple[int, int, int]:
+    """launch_elements' shape for rows of `cols` columns: threads a row (blockDim.x, halved
+    from a whole block while half still holds the row's chunks), rows a block (blockDim.y) and
+    blocks a row (gridDim.x)."""
+    row_threads = math.ceil(math.ceil(cols / vector) / chunks)
+    x = block_threads
+    while x > 1 and x // 2 >= row_threads:
+        x //= 2
+    return x, block_threads // x, math.ceil(row_threads / x)
+
+
+def element_work(k: KernelFigures, rows: int, cols: int, source: str) -> Work:
+    """An elementwise (2-D grid) kernel's work per thread: its chunks of one row a step of its
+    row loop, all loaded before any is used (one trip), rows past the grid's looping."""
     v = k.variant
-    chunks = rows * math.ceil(cols / v.vector)
-    threads = min(math.ceil(chunks / k.block_threads), max_blocks(source)) * k.block_threads
-    per_thread = math.ceil(chunks / threads)
+    x, y, grid_x = element_block(cols, v.vector, v.chunks or 1, k.block_threads)
+    grid_y = min(math.ceil(rows / y), max_grid_rows(source))
+    row_steps = math.ceil(rows / (grid_y * y))
+    threads = grid_x * x * min(rows, grid_y * y)
     loop, outside = one_chunk_loop(k), straight_line(k)
-    chunk_instructions, chunk_mufu = (loop.instructions, loop.mufu) if loop else (0, 0)
-    return Work(min(threads, chunks), 1, per_thread,
-                outside.instructions + per_thread * chunk_instructions,
-                outside.mufu + per_thread * chunk_mufu)
+    step_instructions, step_mufu = (loop.instructions, loop.mufu) if loop else (0, 0)
+    return Work(threads, 1, row_steps, outside.instructions + row_steps * step_instructions,
+                outside.mufu + row_steps * step_mufu)
 
 
 def estimate(k: KernelFigures, defn: Definition, rows: int, cols: int, source: str,
@@ -197,7 +210,7 @@ def estimate(k: KernelFigures, defn: Definition, rows: int, cols: int, source: s
     if v is None or v.is_fallback:
         raise ValueError(f"{k.kernel}: not a vectorized solbench kernel")
     if v.threads_per_row is None:
-        work = grid_stride_work(k, rows, cols, source)
+        work = element_work(k, rows, cols, source)
     else:
         work = row_work(k, rows, cols, source)
     units_per_sm = max(k.resident_threads // work.threads_per_unit, 1)

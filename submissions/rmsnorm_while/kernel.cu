@@ -149,27 +149,18 @@ struct RowCache {
     Slot slot[kChunks > 0 ? kChunks : 1][kSlots];
 };
 
-// Fills a register cache from `p` (a row, or a column input at the row's columns). Whole
-// words are straight-line code: each chunk's loads are predicated on the chunk being inside
-// the row instead of branched around, so every load of the fill is in flight at once.
-template <int kThreads, int kVec, int kChunks, typename T>
-__device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__ p,
-                                           RowCache<kChunks, kVec, T>& cache) {
+// Loads chunk `chunk` of a register cache from `p` when `take`: whole words by predicated
+// loads (no branch between one chunk's loads and the next one's), floats under a branch.
+template <int kChunks, int kVec, typename T>
+__device__ __forceinline__ void fill_chunk(bool take, const T* __restrict__ p,
+                                           RowCache<kChunks, kVec, T>& cache, int chunk) {
     using Cache = RowCache<kChunks, kVec, T>;
-    if constexpr (kChunks > 0 && Cache::kWords) {
-        const int64_t first = static_cast<int64_t>(threadIdx.x % kThreads) * kVec;
+    if constexpr (Cache::kWords) {
 #pragma unroll
-        for (int chunk = 0; chunk < kChunks; ++chunk) {
-            const int64_t base = first + static_cast<int64_t>(chunk) * kThreads * kVec;
-#pragma unroll
-            for (int w = 0; w < Cache::kSlots; ++w)
-                cache.slot[chunk][w] =
-                    load_word_if(base < extent, reinterpret_cast<const uint4*>(p + base) + w);
-        }
-    } else if constexpr (kChunks > 0) {
-        for_each_chunk<kThreads, kVec, kChunks>(extent, [&](int chunk, int64_t base) {
-            load_vec<kVec>(p + base, cache.slot[chunk]);
-        });
+        for (int w = 0; w < Cache::kSlots; ++w)
+            cache.slot[chunk][w] = load_word_if(take, reinterpret_cast<const uint4*>(p) + w);
+    } else if (take) {
+        load_vec<kVec>(p, cache.slot[chunk]);
     }
 }
 
@@ -192,6 +183,27 @@ __device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, i
         for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];
     } else {
         load_vec<kVec>(p, out);
+    }
+}
+
+// Fills a register cache from `p` (a row, or a column input at the row's columns). Whole
+// words are straight-line code: each chunk's loads are predicated on the chunk being inside
+// the row instead of branched around, so every load of the fill is in flight at once.
+template <int kThreads, int kVec, int kChunks, typename T>
+__device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__ p,
+                                           RowCache<kChunks, kVec, T>& cache) {
+    using Cache = RowCache<kChunks, kVec, T>;
+    if constexpr (kChunks > 0 && Cache::kWords) {
+        const int64_t first = static_cast<int64_t>(threadIdx.x % kThreads) * kVec;
+#pragma unroll
+        for (int chunk = 0; chunk < kChunks; ++chunk) {
+            const int64_t base = first + static_cast<int64_t>(chunk) * kThreads * kVec;
+            fill_chunk(base < extent, p + base, cache, chunk);
+        }
+    } else if constexpr (kChunks > 0) {
+        for_each_chunk<kThreads, kVec, kChunks>(extent, [&](int chunk, int64_t base) {
+            load_vec<kVec>(p + base, cache.slot[chunk]);
+        });
     }
 }
 

@@ -11,7 +11,8 @@
 namespace {
 constexpr int kBlockThreads = 256;
 constexpr int64_t kVectorWidth = 8;
-constexpr int64_t kMaxBlocks = 9472;
+constexpr int64_t kMaxGridRows = 65535;
+constexpr int64_t kMaxGridColumns = 2147483647;
 
 // Every value is a float inside the kernel; tensors hold their own dtype.
 
@@ -65,66 +66,141 @@ bool aligned16(const at::Tensor& t) {
     return reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
 }
 
+// A 16-byte word at p when `take`, else zeros: on the GPU a predicated load, so a run of them
+// has no branch between its loads and the compiler may issue them all before their uses.
+template <typename Word>
+__device__ __forceinline__ Word load_word_if(bool take, const Word* __restrict__ p) {
+    Word w = make_uint4(0u, 0u, 0u, 0u);
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .pred take;\n\tsetp.ne.b32 take, %4, 0;\n\t"
+        "@take ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%5];\n\t}"
+        : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w)
+        : "r"(static_cast<int>(take)), "l"(p));
+#else
+    if (take) w = __ldg(p);
+#endif
+    return w;
+}
+
+// A row input's chunks held in registers: the raw 16-byte words when a chunk is whole words
+// (converted at each use: half the registers of floats for 16-bit types, and no conversion
+// standing between one chunk's loads and the next one's), else floats. kChunks == 0: none
+// (the input is read from memory where it is used).
+template <int kChunks, int kVec, typename T>
+struct RowCache {
+    static constexpr int kBytes = kVec * static_cast<int>(sizeof(T));
+    static constexpr bool kWords = kBytes % 16 == 0;
+    static constexpr int kSlots = kWords ? kBytes / 16 : kVec;
+    using Slot = std::conditional_t<kWords, uint4, float>;
+    Slot slot[kChunks > 0 ? kChunks : 1][kSlots];
+};
+
+// Loads chunk `chunk` of a register cache from `p` when `take`: whole words by predicated
+// loads (no branch between one chunk's loads and the next one's), floats under a branch.
+template <int kChunks, int kVec, typename T>
+__device__ __forceinline__ void fill_chunk(bool take, const T* __restrict__ p,
+                                           RowCache<kChunks, kVec, T>& cache, int chunk) {
+    using Cache = RowCache<kChunks, kVec, T>;
+    if constexpr (Cache::kWords) {
+#pragma unroll
+        for (int w = 0; w < Cache::kSlots; ++w)
+            cache.slot[chunk][w] = load_word_if(take, reinterpret_cast<const uint4*>(p) + w);
+    } else if (take) {
+        load_vec<kVec>(p, cache.slot[chunk]);
+    }
+}
+
+// An input's kVec values at `p` (chunk `chunk` of the row): from the register cache when
+// there is one, else from memory.
+template <int kChunks, int kVec, typename T>
+__device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, int chunk,
+                                      const T* __restrict__ p, float (&out)[kVec]) {
+    using Cache = RowCache<kChunks, kVec, T>;
+    if constexpr (kChunks > 0 && Cache::kWords) {
+        constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
+#pragma unroll
+        for (int w = 0; w < Cache::kSlots; ++w) {
+            const T* elems = reinterpret_cast<const T*>(&cache.slot[chunk][w]);
+#pragma unroll
+            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
+        }
+    } else if constexpr (kChunks > 0) {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];
+    } else {
+        load_vec<kVec>(p, out);
+    }
+}
+
 // One element of output, from the inputs' values at its column.
 __device__ __forceinline__ float swiglu_output(float x_hi, float x) {
     return ((x / (1.0f + expf(-x))) * x_hi);
 }
 
-// Grid-stride elementwise kernel over rows x cols: each step takes kVec consecutive columns
-// of one row with 16-byte accesses; a row's last chunk, when cols is not a multiple of kVec,
-// is done one element at a time. A thread finds the row and chunk of its first index by one
-// division, then steps them by the stride's rows and chunks: no 64-bit division per chunk.
-template <int kVec>
+// Elementwise kernel over rows x cols on a 2-D grid of 2-D blocks: threadIdx.y and blockIdx.y
+// pick the row (stepping by the grid's rows past 65535 blocks of them), threadIdx.x and
+// blockIdx.x a stretch of kChunks chunks of kVec columns, blockDim.x chunks apart, so a warp's
+// accesses are consecutive. A thread issues its kChunks loads before it computes any (kChunks
+// loads in flight, predicated rather than branched around) and does its index math once per
+// row, with no division. Only a flat op's last chunk, when its elements are not a whole number
+// of vectors, goes one element at a time (the vectorized launch of any other op has whole
+// vectors in every row).
+template <int kVec, int kChunks>
 __global__ void __launch_bounds__(kBlockThreads) swiglu_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
-    const int64_t chunks_per_row = (cols + kVec - 1) / kVec;
-    const int64_t chunks = rows * chunks_per_row;
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const int64_t row_step = stride / chunks_per_row;
-    const int64_t chunk_step = stride % chunks_per_row;
-    int64_t row = first / chunks_per_row;
-    int64_t chunk = first % chunks_per_row;
-    for (int64_t i = first; i < chunks; i += stride) {
-        const int64_t base = chunk * kVec;
+    const int64_t chunk_step = static_cast<int64_t>(blockDim.x) * kVec;
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * kChunks * chunk_step + threadIdx.x * kVec;
+    const int64_t row_step = static_cast<int64_t>(gridDim.y) * blockDim.y;
+    for (int64_t row = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; row < rows;
+         row += row_step) {
         const __nv_bfloat16* x_row = x + row * 2 * cols;
         __nv_bfloat16* output_row = output + row * cols;
-        if (base + kVec <= cols) {
-            float x_v[kVec];
-            load_vec<kVec>(x_row + base, x_v);
-            float x_hi_v[kVec];
-            load_vec<kVec>(x_row + base + cols, x_hi_v);
-            float output_v[kVec];
+        RowCache<kChunks, kVec, __nv_bfloat16> x_chunks;
+        RowCache<kChunks, kVec, __nv_bfloat16> x_hi_chunks;
 #pragma unroll
-            for (int j = 0; j < kVec; ++j) {
-                output_v[j] = swiglu_output(x_hi_v[j], x_v[j]);
-            }
-            store_vec<kVec>(output_row + base, output_v);
-        } else {
-            for (int64_t c = base; c < cols; ++c) {
-                output_row[c] = from_float<__nv_bfloat16>(swiglu_output(to_float(x_row[c + cols]), to_float(x_row[c])));
-            }
+        for (int k = 0; k < kChunks; ++k) {
+            const int64_t base = first + k * chunk_step;
+            const bool whole = base + kVec <= cols;
+            fill_chunk(whole, x_row + base, x_chunks, k);
+            fill_chunk(whole, x_row + base + cols, x_hi_chunks, k);
         }
-        row += row_step;
-        chunk += chunk_step;
-        if (chunk >= chunks_per_row) {
-            chunk -= chunks_per_row;
-            ++row;
+#pragma unroll
+        for (int k = 0; k < kChunks; ++k) {
+            const int64_t base = first + k * chunk_step;
+            if (base + kVec <= cols) {
+                float x_v[kVec];
+                fetch(x_chunks, k, x_row + base, x_v);
+                float x_hi_v[kVec];
+                fetch(x_hi_chunks, k, x_row + base + cols, x_hi_v);
+                float output_v[kVec];
+#pragma unroll
+                for (int j = 0; j < kVec; ++j) {
+                    output_v[j] = swiglu_output(x_hi_v[j], x_v[j]);
+                }
+                store_vec<kVec>(output_row + base, output_v);
+            }
         }
     }
 }
 
-// Launches the kernel with enough blocks to fill the GPU, at most kMaxBlocks (the launch
-// plan's, codegen/launch_plan.h); the grid-stride loop covers the rest.
-template <int kVec, typename... Args>
+// Launches the kernel with a block of kBlockThreads threads as blockDim.x threads a row times
+// blockDim.y rows: as few threads a row as hold its chunks, kChunks each (at least one), so
+// short rows share a block instead of leaving it idle.
+template <int kVec, int kChunks, typename... Args>
 cudaError_t launch_elements(int64_t rows, int64_t cols, cudaStream_t stream, Args... args) {
-    const int64_t chunks = rows * ((cols + kVec - 1) / kVec);
-    const int64_t blocks = (chunks + kBlockThreads - 1) / kBlockThreads;
+    const int64_t row_threads = ((cols + kVec - 1) / kVec + kChunks - 1) / kChunks;
+    unsigned x = kBlockThreads;
+    while (x > 1 && x / 2 >= row_threads) x /= 2;
+    const unsigned y = kBlockThreads / x;
+    const int64_t grid_x = (row_threads + x - 1) / x;
+    const int64_t grid_y = (rows + y - 1) / y;
+    if (grid_x > kMaxGridColumns) return cudaErrorInvalidConfiguration;
     cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks));
-    config.blockDim = dim3(kBlockThreads);
+    config.gridDim = dim3(static_cast<unsigned>(grid_x),
+                          static_cast<unsigned>(grid_y < kMaxGridRows ? grid_y : kMaxGridRows));
+    config.blockDim = dim3(x, y);
     config.dynamicSmemBytes = 0;
     config.stream = stream;
-    return cudaLaunchKernelEx(&config, swiglu_kernel<kVec>, args...);
+    return cudaLaunchKernelEx(&config, swiglu_kernel<kVec, kChunks>, args...);
 }
 } // namespace
 
@@ -150,9 +226,9 @@ void run(const at::Tensor& x, const at::Tensor& output) {
     const bool vectorized = aligned16(x) && aligned16(output) && (2 * hidden_size) % kVectorWidth == 0 && (hidden_size) % kVectorWidth == 0;
     cudaError_t status = cudaSuccess;
     if (vectorized) {
-        status = launch_elements<kVectorWidth>(rows, hidden_size, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_elements<kVectorWidth, 4>(rows, hidden_size, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else {
-        status = launch_elements<1>(rows, hidden_size, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_elements<1, 4>(rows, hidden_size, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     }
     if (status == cudaSuccess) status = cudaGetLastError();
     TORCH_CHECK(status == cudaSuccess, "swiglu: kernel launch failed: ", cudaGetErrorString(status));

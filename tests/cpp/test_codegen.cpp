@@ -318,15 +318,18 @@ TEST(KernelEmitter, GatedReadsPackedHalvesDirectly) {
     std::string k = kernel(fixtures::swiglu_packed());
     EXPECT_NE(k.find("// swiglu: gated_activation kernel"), std::string::npos);
     EXPECT_NE(k.find("x + row * 2 * cols"), std::string::npos);
-    EXPECT_NE(k.find("load_vec<kVec>(x_row + base + cols, x_hi_v);"), std::string::npos);
+    EXPECT_NE(k.find("fill_chunk(whole, x_row + base + cols, x_hi_chunks, k);"), std::string::npos);
     EXPECT_NE(k.find("TORCH_CHECK(x.size(1) % 2 == 0"), std::string::npos);
     EXPECT_NE(k.find("const int64_t intermediate_size = x.size(1) / 2;"), std::string::npos);
-    EXPECT_NE(k.find("for (int64_t c = base; c < cols; ++c)"), std::string::npos); // scalar tail
+    // Rows of whole vectors in the vectorized launch (its condition): no scalar tail.
+    EXPECT_EQ(k.find("for (int64_t c = base; c < cols; ++c)"), std::string::npos);
 }
 
 TEST(KernelEmitter, ElementwiseOnePieceOpsRunFlat) {
     std::string k = kernel(fixtures::geglu(), false);
-    EXPECT_NE(k.find("launch_elements<kVectorWidth>(1, rows * hidden_size"), std::string::npos);
+    EXPECT_NE(k.find("launch_elements<kVectorWidth, 4>(1, rows * hidden_size"), std::string::npos);
+    // One row of every element: its end may be a partial vector, done one element at a time.
+    EXPECT_NE(k.find("for (int64_t c = base; c < cols; ++c)"), std::string::npos);
     EXPECT_NE(k.find("(gate * gate * gate)"), std::string::npos);
     EXPECT_NE(k.find("tanhf("), std::string::npos);
 }

@@ -138,12 +138,22 @@ TEST(LaunchPlan, ElementsTryVectorsThenOneColumn) {
     const ElementLaunchPlan flat = plan_element_launch(kBf16Vec, true);
     EXPECT_TRUE(flat.flat);
     EXPECT_EQ(flat.vector_width, kBf16Vec);
-    EXPECT_EQ(flat.ladder, (std::vector<ElementVariant>{{true}, {false}}));
     EXPECT_FALSE(plan_element_launch(kF32Vec, false).flat);
-    // Enough blocks for every SM many times over; the grid-stride loop covers the rest.
-    EXPECT_GE(flat.max_blocks, 132 * 8);
-    // Few enough that a large call gives each thread several chunks (1M x 4096 bf16: > 50).
-    EXPECT_GT((int64_t{1} << 29) / (flat.max_blocks * 256), 50);
+    ASSERT_EQ(flat.ladder.size(), 2U);
+    EXPECT_TRUE(flat.ladder[0].vectorized);
+    EXPECT_FALSE(flat.ladder[1].vectorized);
+}
+
+TEST(LaunchPlan, ElementsKeepSeveralChunksInFlightWithinCudasGrid) {
+    const ElementLaunchPlan plan = plan_element_launch(kBf16Vec, false);
+    // 2-4 chunks a thread in flight (issue 15), for the vectors and the one-column fallback.
+    for (const ElementVariant& v : plan.ladder) {
+        EXPECT_GE(v.chunks, 2);
+        EXPECT_LE(v.chunks, 4);
+    }
+    // CUDA's grid limits: the kernel loops over rows past gridDim.y, never past gridDim.x.
+    EXPECT_EQ(plan.max_grid_rows, 65535);
+    EXPECT_EQ(plan.max_grid_columns, (int64_t{1} << 31) - 1);
 }
 
 } // namespace

@@ -57,7 +57,7 @@ PLANTED = {
     "online-sum-not-rescaled": ("softmax", "s = s * rescale(m, next) + add;", "s = s + add;", 1),
     "int8-read-unsigned": ("int8_scale", "return static_cast<float>(v); }",
                            "return static_cast<float>(static_cast<uint8_t>(v)); }", 1),
-    "grid-tail-skipped": ("int8_scale", "i < chunks;", "i + 1 < chunks;", 1),
+    "last-chunk-skipped": ("int8_scale", "k < kChunks;", "k + 1 < kChunks;", 0),
 }
 
 REGRESSIONS = sorted((DIFF / "regressions").glob("*.json"))

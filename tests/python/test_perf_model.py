@@ -11,8 +11,8 @@ import pytest
 from solbench import sass
 from solbench.conformance.problem import load_definition
 from solbench.load_parallelism import B200, H200, KernelFigures, Variant
-from solbench.perf_model import Assumptions, axes_for, estimate, estimates, kernel_function, \
-    lengths, main, passes
+from solbench.perf_model import Assumptions, axes_for, element_block, estimate, estimates, \
+    kernel_function, lengths, main, passes
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSUME = Assumptions(latency_ns=800.0, fixed_ns=2000.0)
@@ -122,22 +122,34 @@ def test_a_streamed_row_pays_a_trip_per_batch_of_loads_in_each_pass(tmp_path) ->
     assert e.t_latency == pytest.approx(8 * 800e-9)
 
 
-def test_a_grid_stride_thread_pays_a_trip_per_chunk(tmp_path) -> None:
+def test_an_elementwise_thread_pays_a_trip_per_row_it_takes(tmp_path) -> None:
     defn = definition(tmp_path, dtype="float32")
-    loop = sass.Region(0, 0, True, 2, 2, 2, 32, instructions=30)
-    gated = KernelFigures("_Z11gate_kernelILi4EEvPKfPf", Variant(None, 4, None), 24, 256, 2048,
-                          2, 32, (loop, sass.Region(0, 0, False, 0, 0, 0, 0, 20)))
-    host = "constexpr int64_t kMaxBlocks = 65536;"
-    # 1M rows of 4096 floats: 2^30 chunks, 65536 blocks of 256 threads: 64 chunks a thread.
+    loop = sass.Region(0, 0, True, 8, 8, 8, 128, instructions=30)
+    gated = KernelFigures("_Z11gate_kernelILi4ELi4EEvPKfPf", Variant(None, 4, 4), 24, 256, 2048,
+                          8, 128, (loop, sass.Region(0, 0, False, 0, 0, 0, 0, 20)))
+    host = "constexpr int64_t kMaxGridRows = 65535;"
+    # 4096 floats: 1024 vectors, 4 a thread, 256 threads a row: one block a row. 2^20 rows are
+    # 65535 grid rows, so a thread takes 17 rows (17 trips), each its 4 chunks at once.
     e = estimate(gated, defn, 1 << 20, 4096, host, H200, ASSUME)
-    assert (e.work.units, e.work.trips, e.work.instructions) == (1 << 24, 64, 20 + 64 * 30)
+    assert (e.work.units, e.work.trips, e.work.instructions) == (65535 * 256, 17, 20 + 17 * 30)
     small = estimate(gated, defn, 1, 4096, host, H200, ASSUME)
-    assert (small.work.units, small.work.trips) == (1024, 1)
-    # The cap is the host's: a quarter of the blocks, four times the chunks a thread.
-    fewer = estimate(gated, defn, 1 << 20, 4096, host.replace("65536", "16384"), H200, ASSUME)
-    assert (fewer.work.units, fewer.work.trips) == (1 << 22, 256)
-    with pytest.raises(ValueError, match="kMaxBlocks"):
+    assert (small.work.units, small.work.trips) == (256, 1)
+    # Short rows share a block: 64 floats are 16 vectors, 4 threads a row, 64 rows a block.
+    short = estimate(gated, defn, 1024, 64, host, H200, ASSUME)
+    assert (short.work.units, short.work.trips) == (1024 * 4, 1)
+    # The cap is the host's: a quarter of the grid rows, four times the rows a thread.
+    fewer = estimate(gated, defn, 1 << 20, 4096, host.replace("65535", "16384"), H200, ASSUME)
+    assert (fewer.work.units, fewer.work.trips) == (16384 * 256, 64)
+    with pytest.raises(ValueError, match="kMaxGridRows"):
         estimate(gated, defn, 1, 4096, "", H200, ASSUME)
+
+
+def test_the_elementwise_block_follows_launch_elements() -> None:
+    # A block of 256 threads halved while half still holds the row: blockDim.x, .y, gridDim.x.
+    assert element_block(4096, 8, 4, 256) == (128, 2, 1)
+    assert element_block(7168, 8, 4, 256) == (256, 1, 1)
+    assert element_block(1 << 20, 8, 4, 256) == (256, 1, 128)
+    assert element_block(8, 8, 4, 256) == (1, 256, 1)
 
 
 def test_the_row_kernel_is_found_by_its_mangled_name() -> None:

@@ -168,8 +168,9 @@ def test_littles_law_needs() -> None:
 
 def test_variants_from_mangled_names() -> None:
     assert Variant.of("_ZN_softmax_kernelILi256ELi4ELi8EEEvPKfPfll") == Variant(256, 4, 8)
-    assert Variant.of("_ZN_swiglu_kernelILi8EEEvPK13__nv_bfloat16PS1_ll") == Variant(None, 8, None)
-    assert Variant.of("_ZN_swiglu_kernelILi1EEEvPK13__nv_bfloat16PS1_ll").is_fallback
+    assert Variant.of("_ZN_swiglu_kernelILi8ELi4EEEvPK13__nv_bfloat16PS1_ll") == Variant(None, 8, 4)
+    assert Variant.of("_ZN_swiglu_kernelILi1ELi4EEEvPK13__nv_bfloat16PS1_ll").is_fallback
+    assert Variant.of("_ZN_swiglu_kernelILi8EEEvPK13__nv_bfloat16PS1_ll") is None
     assert Variant.of("plain") is None
 
 
@@ -250,8 +251,8 @@ def test_a_streamed_row_shorter_than_the_unroll_runs_the_remainder_loop() -> Non
     assert at_row_length(by16, 2048) == (1, 16)
 
 
-def test_grid_stride_does_not_depend_on_the_row() -> None:
-    k = figures_of(Variant(None, 8, None), [region(True, 2, 2)])
+def test_the_elementwise_kernel_does_not_depend_on_the_row() -> None:
+    k = figures_of(Variant(None, 8, 4), [region(True, 2, 2)])
     assert at_row_length(k, 128) == at_row_length(k, 1 << 16) == (2, 32)
 
 

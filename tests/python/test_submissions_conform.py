@@ -86,3 +86,25 @@ def test_passes_cpu_conformance(bundle: Path) -> None:
         capture_output=True, text=True, cwd=ROOT, timeout=1800)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("PASSED") >= 3, proc.stdout
+
+
+def test_elementwise_rows_past_the_grid_loop_inside_the_kernel(tmp_path: Path) -> None:
+    """Rows past CUDA's 65535 grid rows are taken by the elementwise kernel's row loop, which
+    no CPU-sized workload reaches. With the cap at one grid row, every row after the first
+    block's comes from that loop (SwiGLU: 1 x 4096, 7 x 2048 at 4 rows a block, 16 x 7168)."""
+    import json
+
+    bundle = tmp_path / "swiglu"
+    shutil.copytree(ROOT / "submissions" / "swiglu", bundle)
+    solution = json.loads((bundle / "solution.json").read_text())
+    (source,) = solution["sources"]
+    assert "constexpr int64_t kMaxGridRows = 65535;" in source["content"]
+    source["content"] = source["content"].replace("kMaxGridRows = 65535", "kMaxGridRows = 1")
+    (bundle / "solution.json").write_text(json.dumps(solution, indent=2))
+    (bundle / "kernel.cu").write_text(source["content"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "solbench", "check", str(bundle), "--device", "cpu",
+         "--workloads", "3", "--no-timing"],
+        capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("PASSED") >= 3, proc.stdout

@@ -343,6 +343,13 @@ class Emitter {
         std::set<int> ahead;
     };
     std::vector<std::string> load_lines(const std::set<LoadKey>& loads, const RowCaches& caches);
+    // The elementwise kernel's loads, kChunks chunks a thread in flight: the arrays a row's
+    // chunks are loaded into, the load of chunk k, and the name the element functions read
+    // chunk k's values by (gated_activation_kernel.mustache).
+    struct ChunkLoads {
+        std::vector<std::string> arrays, loads, views;
+    };
+    ChunkLoads chunk_load_lines(const std::set<LoadKey>& loads);
     std::vector<std::string> row_pointer_lines(bool for_row_kernel);
     json row_context();
     // What a schedule's loops read: plain reads per input, loops, whether all share the row length.
@@ -535,6 +542,31 @@ std::vector<std::string> Emitter::load_lines(const std::set<LoadKey>& loads,
     return lines;
 }
 
+Emitter::ChunkLoads Emitter::chunk_load_lines(const std::set<LoadKey>& loads) {
+    ChunkLoads out;
+    for (const LoadKey& key : loads) {
+        const Tensor& t = ir_.inputs[key.input];
+        const std::string var = load_var(key);
+        const std::string chunks = var.substr(0, var.size() - 2) + "_chunks"; // drop "_v"
+        const std::string row = input_name(key.input) + (t.role == Role::Rows ? "_row" : "");
+        if (key.div) { // a merged row's outer axis: one value per inner block of columns
+            out.arrays.push_back("float " + chunks + "[kChunks][kVec];");
+            out.loads.push_back("if (whole) for (int i = 0; i < kVec; ++i) " + chunks +
+                                "[k][i] = to_float(" + row + "[" + column_at(key, "base + i") +
+                                "]);");
+            out.views.push_back("const float (&" + var + ")[kVec] = " + chunks + "[k];");
+            continue;
+        }
+        const std::string ptr = row + " + " + column_at(key, "base");
+        out.arrays.push_back("RowCache<kChunks, kVec, " + *cuda_type(t.dtype) + "> " + chunks +
+                             ";");
+        out.loads.push_back("fill_chunk(whole, " + ptr + ", " + chunks + ", k);");
+        out.views.push_back("float " + var + "[kVec];");
+        out.views.push_back("fetch(" + chunks + ", k, " + ptr + ", " + var + ");");
+    }
+    return out;
+}
+
 std::vector<std::string> Emitter::row_pointer_lines(bool for_row_kernel) {
     // The row kernel reads only what its own outputs need (not a column sum's inputs).
     std::set<int> read;
@@ -604,11 +636,13 @@ json Emitter::row_context() {
     RowReads reads;
     row_body(streamed, reductions, {}, &reads);
     std::set<int> cached;
+    auto row_input = [&](int input) {
+        return ir_.inputs[input].role == Role::Rows &&
+               ir::column_dim(ir_.inputs[input]) == row_dim();
+    };
     if (reads.loops >= 2 && reads.same_extents)
         for (const auto& [input, count] : reads.count)
-            if (count >= 2 && ir_.inputs[input].role == Role::Rows &&
-                ir::column_dim(ir_.inputs[input]) == row_dim())
-                cached.insert(input);
+            if (count >= 2 && row_input(input)) cached.insert(input);
 
     // With the row in registers, a schedule of its own when it differs (row_schedule.h).
     std::vector<ir::Expr> outputs;
@@ -1053,7 +1087,16 @@ json Emitter::gated_context() {
     json ctx;
     ctx["elements"] = elements;
     ctx["outputs"] = outputs;
-    ctx["vector_loads"] = string_list(load_lines(all_loads, {}));
+    const ChunkLoads chunk_loads = chunk_load_lines(all_loads);
+    ctx["chunk_arrays"] = string_list(chunk_loads.arrays);
+    ctx["vector_loads"] = string_list(chunk_loads.loads);
+    ctx["chunk_views"] = string_list(chunk_loads.views);
+    // A row's last chunk is partial only in a flat launch: otherwise the vectorized launch asks
+    // for whole vectors in every output row (vector_conditions), and the rows are the outputs'.
+    bool whole_rows = !flat_;
+    for (const Tensor& out : ir_.outputs)
+        if (out.role == Role::Rows && !(ir::column_dim(out) == row_dim())) whole_rows = false;
+    ctx["has_tail"] = !whole_rows;
     ctx["vector_body"] = string_list(vector_body);
     ctx["vector_stores"] = string_list(vector_stores);
     ctx["tail_body"] = string_list(tail_body);
@@ -1065,7 +1108,9 @@ json Emitter::gated_context() {
     // Launch: the plan (launch_plan.h), rendered as the host's if/else.
     const ElementLaunchPlan plan = plan_element_launch(vector_width(), flat_);
     constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
-    constants_.push_back({{"name", "kMaxBlocks"}, {"value", std::to_string(plan.max_blocks)}});
+    constants_.push_back({{"name", "kMaxGridRows"}, {"value", std::to_string(plan.max_grid_rows)}});
+    constants_.push_back(
+        {{"name", "kMaxGridColumns"}, {"value", std::to_string(plan.max_grid_columns)}});
     std::string cols = host_dim(row_dim());
     std::vector<std::string> call = kernel_params(false);
     // The flat launch passes rows = 1 and cols = every element.
@@ -1089,7 +1134,8 @@ json Emitter::gated_context() {
                         : last ? "} else {"
                                : "} else if (vectorized) {");
         lines.push_back(std::string("    status = launch_elements<") +
-                        (vectors ? "kVectorWidth" : "1") + ">(" + call_args + ");");
+                        (vectors ? "kVectorWidth" : "1") + ", " +
+                        std::to_string(plan.ladder[k].chunks) + ">(" + call_args + ");");
     }
     lines.push_back("}");
     ctx["launch_lines"] = string_list(lines);

@@ -74,7 +74,7 @@ ElementLaunchPlan plan_element_launch(int vector_width, bool flat) {
     ElementLaunchPlan plan;
     plan.vector_width = vector_width;
     plan.flat = flat;
-    plan.ladder = {{true}, {false}};
+    plan.ladder = {{true, 4}, {false, 4}};
     return plan;
 }
 

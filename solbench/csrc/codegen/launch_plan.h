@@ -57,23 +57,27 @@ struct RowLaunchPlan {
 RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
                               std::optional<int64_t> const_cols);
 
-// The gated / elementwise family's launch (gated_activation_kernel.mustache): a grid-stride
-// loop over the rows' 16-byte chunks. A flat op (every tensor rows x cols, read at the same
-// column) runs as one row of rows x cols elements, so only its very end needs the scalar tail.
+// The gated / elementwise family's launch (gated_activation_kernel.mustache): a 2-D grid, rows
+// by blockIdx.y and threadIdx.y, each row's chunks (16-byte vectors) by blockIdx.x and
+// threadIdx.x, `chunks` a thread. A flat op (every tensor rows x cols, read at the same column)
+// runs as one row of rows x cols elements, so only its very end needs the scalar tail.
 struct ElementVariant {
     bool vectorized = true; // kVectorWidth columns a chunk, or one (unaligned tensors)
+    // Chunks a thread loads before it computes any: the loads it keeps in flight. 4 x 16 bytes
+    // of each input (4 x 8 floats of registers for a bf16 input) keeps an H200's or a B200's
+    // DRAM busy at a quarter of the SM's threads, and the row's index math is paid once per
+    // four chunks.
+    int chunks = 4;
     friend bool operator==(const ElementVariant&, const ElementVariant&) = default;
 };
 
 struct ElementLaunchPlan {
     int vector_width = 1;
     bool flat = false;
-    // Blocks of 256 threads at most; the grid-stride loop covers the rest. 9472 is 8 full
-    // waves of B200's resident blocks (148 SMs x 8) and 8.97 of H200's (132 x 8): few enough
-    // that each thread takes several chunks of a large call, so its prologue (two 64-bit
-    // divisions) is paid once per several chunks rather than once per chunk, and no last
-    // wave runs nearly empty on either chip.
-    int64_t max_blocks = 148 * 8 * 8;
+    // CUDA's limits on a grid: rows past 65535 blocks of them loop inside the kernel; a row
+    // (a flat op's every element) needing more blocks than 2^31 - 1 is refused by the launch.
+    int64_t max_grid_rows = 65535;
+    int64_t max_grid_columns = 2147483647;
     std::vector<ElementVariant> ladder; // tried in order: vectors when aligned, then scalar
 };
 
