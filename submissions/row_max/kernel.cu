@@ -212,9 +212,9 @@ __device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__
 
 // +0.0f, computed from every value of a register cache, so it is known only once all of them
 // have arrived. The first reduction starts from it (x - +0.0 is x for every x) when the row
-// reads inputs ahead: ptxas, which sinks a load to its first use when registers are short,
-// then issues every load of the fill before the row's first use (one trip to memory a row,
-// not two or three).
+// reads inputs ahead or is cached for one loop alone: ptxas, which sinks a load to its first
+// use when registers are short, then issues every load of the fill before the row's first
+// use (one trip to memory a row, not two or three, nor one a chunk).
 template <int kChunks, int kVec, typename T>
 __device__ __forceinline__ float after_arrival(const RowCache<kChunks, kVec, T>& cache, float zero) {
     using Cache = RowCache<kChunks, kVec, T>;
@@ -254,11 +254,18 @@ __global__ void __launch_bounds__(kBlockThreads) row_max_kernel(const __nv_bfloa
     const int64_t row = live ? row_index : 0;
     const __nv_bfloat16* x_row = x + row * cols;
 
+    RowCache<kChunks, kVec, __nv_bfloat16> x_cache;
+    fill_cache<kThreads, kVec, kChunks>(live ? cols : 0, x_row, x_cache);
+
+    // The first accumulation starts once every load of the fill has arrived (after_arrival).
+    float arrived = 0.0f;
+    arrived = after_arrival(x_cache, arrived);
+
     // max over the row of x[r, c]
-    float max0 = -INFINITY;
+    float max0 = -INFINITY - arrived;
     for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float x_v[kVec];
-        load_vec<kVec>(x_row + base, x_v);
+        fetch(x_cache, chunk, x_row + base, x_v);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             max0 = fmaxf(max0, x_v[j]);
@@ -309,9 +316,17 @@ void run(const at::Tensor& x, const at::Tensor& output) {
     const bool vectorized = aligned16(x) && (hidden_size) % kVectorWidth == 0;
     cudaError_t status = cudaSuccess;
     if (vectorized && hidden_size <= 128) {
-        status = launch_rows<16, kVectorWidth, 0>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_rows<16, kVectorWidth, 1>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 512) {
+        status = launch_rows<kWarpSize, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 1024) {
-        status = launch_rows<kWarpSize, kVectorWidth, 0>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_rows<kWarpSize, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 4096) {
+        status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 8192) {
+        status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 16384) {
+        status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {
         status = launch_rows<kBlockThreads, kVectorWidth, 0>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else {

@@ -262,9 +262,9 @@ __device__ __forceinline__ void fill_cache(int64_t extent, const T* __restrict__
 
 // +0.0f, computed from every value of a register cache, so it is known only once all of them
 // have arrived. The first reduction starts from it (x - +0.0 is x for every x) when the row
-// reads inputs ahead: ptxas, which sinks a load to its first use when registers are short,
-// then issues every load of the fill before the row's first use (one trip to memory a row,
-// not two or three).
+// reads inputs ahead or is cached for one loop alone: ptxas, which sinks a load to its first
+// use when registers are short, then issues every load of the fill before the row's first
+// use (one trip to memory a row, not two or three, nor one a chunk).
 template <int kChunks, int kVec, typename T>
 __device__ __forceinline__ float after_arrival(const RowCache<kChunks, kVec, T>& cache, float zero) {
     using Cache = RowCache<kChunks, kVec, T>;

@@ -336,8 +336,9 @@ class Emitter {
     std::string load_var(const LoadKey& key);
     std::string column_at(const LoadKey& key, const std::string& column);
     // The inputs a row schedule holds in registers (row_helpers.mustache's RowCache): `cached`,
-    // rows read by two loops or more, and `ahead`, the other inputs the loops read at the
-    // row's columns, loaded with the row before the first reduction (after_arrival).
+    // rows read by two loops or more (or by a single pass's one loop), and `ahead`, the other
+    // inputs the loops read at the row's columns, loaded with the row before the first
+    // reduction (after_arrival).
     struct RowCaches {
         std::set<int> cached;
         std::set<int> ahead;
@@ -632,7 +633,10 @@ json Emitter::row_context() {
     const RowSchedule streamed = schedule_streamed(reductions, pair_nodes(reductions, recognized));
 
     // Caching: Rows inputs read whole by two loops or more, when every loop runs over the
-    // same row length (counted on the streamed schedule, printed once without a cache).
+    // same row length (counted on the streamed schedule, printed once without a cache). A
+    // row read by the one loop of a single reduction pass is cached too: not to read it
+    // twice but to have every chunk's load in flight before the first use (after_arrival),
+    // one trip to memory a row instead of one per chunk ptxas sinks to its use.
     RowReads reads;
     row_body(streamed, reductions, {}, &reads);
     std::set<int> cached;
@@ -640,9 +644,10 @@ json Emitter::row_context() {
         return ir_.inputs[input].role == Role::Rows &&
                ir::column_dim(ir_.inputs[input]) == row_dim();
     };
-    if (reads.loops >= 2 && reads.same_extents)
+    const bool single_pass = reads.loops == 1 && !reductions.empty();
+    if ((reads.loops >= 2 || single_pass) && reads.same_extents)
         for (const auto& [input, count] : reads.count)
-            if (count >= 2 && row_input(input)) cached.insert(input);
+            if ((count >= 2 || single_pass) && row_input(input)) cached.insert(input);
 
     // With the row in registers, a schedule of its own when it differs (row_schedule.h).
     std::vector<ir::Expr> outputs;
@@ -734,6 +739,10 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
     counted.same_extents = std::all_of(reductions.begin(), reductions.end(),
                                        [&](const ir::Expr& r) { return r->extent == row_dim(); });
     const OnlinePairs& online = schedule.online;
+    // Read-ahead inputs, or a row cached for one loop alone: nothing reads the cache twice,
+    // so only the wait keeps ptxas from sinking each chunk's load to its use.
+    const bool waits_for_fill =
+        !caches.ahead.empty() || (counted.loops == 1 && !caches.cached.empty());
 
     // Values kept by a pass for later ones: `kept<k>[chunk][j]`, one array each.
     std::map<const ir::Node*, std::string> kept;
@@ -801,9 +810,9 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
             reduce.push_back("group_reduce_online<kThreads>(" + acc + ", " + sum + ", scratch);");
             online_ = true;
         }
-        if (&p == &schedule.passes.front() && !caches.ahead.empty() && !accs.empty()) {
-            // The first accumulation waits for the read-ahead loads (after_arrival): ptxas
-            // then issues them before the row's first use, not after it.
+        if (&p == &schedule.passes.front() && waits_for_fill && !accs.empty()) {
+            // The first accumulation waits for the whole fill (after_arrival): ptxas then
+            // issues every load of it before the row's first use, not each at its use.
             json& first = accs.front();
             first["init"] = first["init"].get<std::string>() + " - arrived";
         }
@@ -881,19 +890,22 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
         return list;
     };
     json ahead = false;
-    if (!caches.ahead.empty()) {
+    if (!caches.ahead.empty()) ahead = json{{"inputs", cache_json(caches.ahead)}};
+    json arrival = false;
+    if (waits_for_fill) {
         // Every load of the fill feeds the zero, the row's first: ptxas then has none to sink.
         json arrivals = json::array();
         for (int input : caches.cached)
             arrivals.push_back(input_name(input) + "_cache");
         for (int input : caches.ahead)
             arrivals.push_back(input_name(input) + "_ahead");
-        ahead = json{{"inputs", cache_json(caches.ahead)}, {"arrivals", arrivals}};
+        arrival = json{{"arrivals", arrivals}};
     }
     if (reads) *reads = counted;
     json body;
     body["cached"] = cache_json(caches.cached);
     body["ahead"] = ahead;
+    body["arrival"] = arrival;
     body["kept"] = kept_json;
     body["passes"] = passes_json;
     body["epilogue"] = epilogue;
