@@ -31,7 +31,9 @@ LENGTHS = {
     "log_softmax": [32, 200, 400, 1024, 2000, 4000, 5000, 20000, 70],  # fp32, online pair
     "layernorm": [48, 132, 512, 1000, 1028, 4000, 8192, 12288, 5],  # fp32, dependent passes
     "minmax_scale": [128, 200, 1000, 2048, 8192, 12000, 20000, 999],  # bf16, min and max
-    "row_stats": [64, 1024, 5000, 33],                        # fp32, two outputs per row
+    "row_stats": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, two outputs per row
+    "row_sum": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, one pass, cached
+    "row_max": [64, 304, 1000, 3000, 6000, 12000, 20000, 1003],  # bf16, one pass, cached
     "post_norm_residual": [128, 256, 1000, 4096, 6000, 10000, 20000, 1001],  # 3-d bf16
 }
 CASES = [(b, n) for b, lengths in LENGTHS.items() for n in lengths]
