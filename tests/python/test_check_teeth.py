@@ -93,7 +93,7 @@ MUTATIONS = {
     "max-not-reduced-over-the-row": ("softmax",
                                      "max0 = group_reduce<kThreads>(max0, MaxOp{}, scratch);",
                                      "", 1, {"INCORRECT_NUMERICAL"}),
-    "reduction-constant": ("row_sum", "float sum0 = 0.0f;", "float sum0 = 1.0f;", 1,
+    "reduction-constant": ("row_sum", "float sum0 = 0.0f - arrived;", "float sum0 = 1.0f - arrived;", 1,
                            {"INCORRECT_NUMERICAL"}),
 }
 
