@@ -17,6 +17,14 @@ constexpr int64_t kMaxGridColumns = 2147483647;
 // Every value is a float inside the kernel; tensors hold their own dtype.
 __device__ __forceinline__ float to_float(float v) { return v; }
 
+// The floats of one 16-byte word of T elements, in order.
+template <typename T>
+__device__ __forceinline__ void word_to_floats(const uint4& word, float* out) {
+    const T* elems = reinterpret_cast<const T*>(&word);
+#pragma unroll
+    for (int j = 0; j < 16 / static_cast<int>(sizeof(T)); ++j) out[j] = to_float(elems[j]);
+}
+
 template <typename T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
 
@@ -28,10 +36,7 @@ __device__ __forceinline__ void load_vec(const T* __restrict__ p, float (&out)[k
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
         for (int w = 0; w < kVec / kPerWord; ++w) {
-            const uint4 word = __ldg(reinterpret_cast<const uint4*>(p) + w);
-            const T* elems = reinterpret_cast<const T*>(&word);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
+            word_to_floats<T>(__ldg(reinterpret_cast<const uint4*>(p) + w), out + w * kPerWord);
         }
     } else {
 #pragma unroll
@@ -115,11 +120,7 @@ __device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, i
     if constexpr (kChunks > 0 && Cache::kWords) {
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-        for (int w = 0; w < Cache::kSlots; ++w) {
-            const T* elems = reinterpret_cast<const T*>(&cache.slot[chunk][w]);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
-        }
+        for (int w = 0; w < Cache::kSlots; ++w) word_to_floats<T>(cache.slot[chunk][w], out + w * kPerWord);
     } else if constexpr (kChunks > 0) {
 #pragma unroll
         for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];

@@ -19,6 +19,26 @@ constexpr int64_t kVectorWidth = 8;
 
 __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 
+// The floats of one 16-byte word of T elements, in order.
+template <typename T>
+__device__ __forceinline__ void word_to_floats(const uint4& word, float* out) {
+    const T* elems = reinterpret_cast<const T*>(&word);
+#pragma unroll
+    for (int j = 0; j < 16 / static_cast<int>(sizeof(T)); ++j) out[j] = to_float(elems[j]);
+}
+// A bf16 is the upper half of the float it stands for, so a 32-bit lane of two widens with a
+// shift and a mask: two instructions, where the element-wise intrinsic extracts each half and
+// then shifts it (three). The issue rate decides on B200, where a bf16 row op pays for every
+// instruction an element costs.
+template <>
+__device__ __forceinline__ void word_to_floats<__nv_bfloat16>(const uint4& word, float* out) {
+    const unsigned lanes[4] = {word.x, word.y, word.z, word.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        out[2 * i] = __uint_as_float(lanes[i] << 16);
+        out[2 * i + 1] = __uint_as_float(lanes[i] & 0xffff0000u);
+    }
+}
 template <typename T> __device__ __forceinline__ T from_float(float v);
 
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
@@ -33,10 +53,7 @@ __device__ __forceinline__ void load_vec(const T* __restrict__ p, float (&out)[k
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
         for (int w = 0; w < kVec / kPerWord; ++w) {
-            const uint4 word = __ldg(reinterpret_cast<const uint4*>(p) + w);
-            const T* elems = reinterpret_cast<const T*>(&word);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
+            word_to_floats<T>(__ldg(reinterpret_cast<const uint4*>(p) + w), out + w * kPerWord);
         }
     } else {
 #pragma unroll
@@ -68,6 +85,12 @@ bool aligned16(const at::Tensor& t) {
 }
 
 constexpr int kWarpSize = 32;
+
+// The threads of a block of the row kernel with kThreads threads a row: a row a block when a
+// row takes more than a warp (its warps combine through shared memory between block
+// barriers), else kBlockThreads, several rows a block.
+template <int kThreads>
+constexpr int kRowBlock = kThreads > kWarpSize ? kThreads : kBlockThreads;
 
 struct MaxOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
@@ -179,11 +202,7 @@ __device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, i
     if constexpr (kChunks > 0 && Cache::kWords) {
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-        for (int w = 0; w < Cache::kSlots; ++w) {
-            const T* elems = reinterpret_cast<const T*>(&cache.slot[chunk][w]);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
-        }
+        for (int w = 0; w < Cache::kSlots; ++w) word_to_floats<T>(cache.slot[chunk][w], out + w * kPerWord);
     } else if constexpr (kChunks > 0) {
 #pragma unroll
         for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];
@@ -243,9 +262,9 @@ __device__ __forceinline__ float after_arrival(const RowCache<kChunks, kVec, T>&
 // epilogue writes the outputs. With kChunks > 0 the row inputs are read once
 // and kept in registers.
 template <int kThreads, int kVec, int kChunks>
-__global__ void __launch_bounds__(kBlockThreads) minmax_scale_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(kRowBlock<kThreads>) minmax_scale_kernel(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ output, int64_t rows, int64_t cols) {
     float* scratch = reinterpret_cast<float*>(smem);
-    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
+    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kRowBlock<kThreads> / kThreads) +
                               threadIdx.x / kThreads;
     // Past the last row, a warp or a block leaves at once; a group narrower
     // than a warp shares the warp's shuffles, so it stays through the
@@ -294,16 +313,16 @@ __global__ void __launch_bounds__(kBlockThreads) minmax_scale_kernel(const __nv_
     });
 }
 
-// Launches one configuration of the row kernel on `stream`: a warp per row
-// (kThreads == kWarpSize, several rows per block) or a block per row.
+// Launches one configuration of the row kernel on `stream`: a warp (or half a warp) per row,
+// several rows a block, or a block of kThreads threads per row.
 template <int kThreads, int kVec, int kChunks, typename... Args>
 cudaError_t launch_rows(int64_t rows, cudaStream_t stream, Args... args) {
-    constexpr int64_t kRowsPerBlock = kBlockThreads / kThreads;
+    constexpr int64_t kRowsPerBlock = kRowBlock<kThreads> / kThreads;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
-    config.blockDim = dim3(kBlockThreads);
+    config.blockDim = dim3(kRowBlock<kThreads>);
     config.dynamicSmemBytes =
-        kThreads > kWarpSize ? 1 * (kBlockThreads / kWarpSize) * sizeof(float) : 0;
+        kThreads > kWarpSize ? 1 * (kRowBlock<kThreads> / kWarpSize) * sizeof(float) : 0;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, minmax_scale_kernel<kThreads, kVec, kChunks>, args...);
 }
@@ -336,10 +355,12 @@ void run(const at::Tensor& x, const at::Tensor& output) {
         status = launch_rows<kWarpSize, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 1024) {
         status = launch_rows<kWarpSize, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 2048) {
+        status = launch_rows<128, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 4096) {
-        status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
-        status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_rows<128, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 16384) {
         status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {

@@ -18,6 +18,14 @@ constexpr int64_t kVectorWidth = 4;
 // Every value is a float inside the kernel; tensors hold their own dtype.
 __device__ __forceinline__ float to_float(float v) { return v; }
 
+// The floats of one 16-byte word of T elements, in order.
+template <typename T>
+__device__ __forceinline__ void word_to_floats(const uint4& word, float* out) {
+    const T* elems = reinterpret_cast<const T*>(&word);
+#pragma unroll
+    for (int j = 0; j < 16 / static_cast<int>(sizeof(T)); ++j) out[j] = to_float(elems[j]);
+}
+
 template <typename T> __device__ __forceinline__ T from_float(float v);
 template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
 
@@ -29,10 +37,7 @@ __device__ __forceinline__ void load_vec(const T* __restrict__ p, float (&out)[k
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
         for (int w = 0; w < kVec / kPerWord; ++w) {
-            const uint4 word = __ldg(reinterpret_cast<const uint4*>(p) + w);
-            const T* elems = reinterpret_cast<const T*>(&word);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
+            word_to_floats<T>(__ldg(reinterpret_cast<const uint4*>(p) + w), out + w * kPerWord);
         }
     } else {
 #pragma unroll
@@ -64,6 +69,12 @@ bool aligned16(const at::Tensor& t) {
 }
 
 constexpr int kWarpSize = 32;
+
+// The threads of a block of the row kernel with kThreads threads a row: a row a block when a
+// row takes more than a warp (its warps combine through shared memory between block
+// barriers), else kBlockThreads, several rows a block.
+template <int kThreads>
+constexpr int kRowBlock = kThreads > kWarpSize ? kThreads : kBlockThreads;
 
 struct SumOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return a + b; }
@@ -175,11 +186,7 @@ __device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, i
     if constexpr (kChunks > 0 && Cache::kWords) {
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-        for (int w = 0; w < Cache::kSlots; ++w) {
-            const T* elems = reinterpret_cast<const T*>(&cache.slot[chunk][w]);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
-        }
+        for (int w = 0; w < Cache::kSlots; ++w) word_to_floats<T>(cache.slot[chunk][w], out + w * kPerWord);
     } else if constexpr (kChunks > 0) {
 #pragma unroll
         for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];
@@ -239,9 +246,9 @@ __device__ __forceinline__ float after_arrival(const RowCache<kChunks, kVec, T>&
 // thread writes the results. With kChunks > 0 (dependent reductions) the row
 // inputs are read once and kept in registers.
 template <int kThreads, int kVec, int kChunks>
-__global__ void __launch_bounds__(kBlockThreads) row_stats_kernel(const float* __restrict__ x, float* __restrict__ sums, float* __restrict__ peaks, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(kRowBlock<kThreads>) row_stats_kernel(const float* __restrict__ x, float* __restrict__ sums, float* __restrict__ peaks, int64_t rows, int64_t cols) {
     float* scratch = reinterpret_cast<float*>(smem);
-    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kBlockThreads / kThreads) +
+    const int64_t row_index = static_cast<int64_t>(blockIdx.x) * (kRowBlock<kThreads> / kThreads) +
                               threadIdx.x / kThreads;
     // Past the last row, a warp or a block leaves at once; a group narrower
     // than a warp shares the warp's shuffles, so it stays through the
@@ -284,16 +291,16 @@ __global__ void __launch_bounds__(kBlockThreads) row_stats_kernel(const float* _
     }
 }
 
-// Launches one configuration of the row kernel on `stream`: a warp per row
-// (kThreads == kWarpSize, several rows per block) or a block per row.
+// Launches one configuration of the row kernel on `stream`: a warp (or half a warp) per row,
+// several rows a block, or a block of kThreads threads per row.
 template <int kThreads, int kVec, int kChunks, typename... Args>
 cudaError_t launch_rows(int64_t rows, cudaStream_t stream, Args... args) {
-    constexpr int64_t kRowsPerBlock = kBlockThreads / kThreads;
+    constexpr int64_t kRowsPerBlock = kRowBlock<kThreads> / kThreads;
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
-    config.blockDim = dim3(kBlockThreads);
+    config.blockDim = dim3(kRowBlock<kThreads>);
     config.dynamicSmemBytes =
-        kThreads > kWarpSize ? 1 * (kBlockThreads / kWarpSize) * sizeof(float) : 0;
+        kThreads > kWarpSize ? 1 * (kRowBlock<kThreads> / kWarpSize) * sizeof(float) : 0;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, row_stats_kernel<kThreads, kVec, kChunks>, args...);
 }
@@ -333,9 +340,9 @@ void run(const at::Tensor& x, const at::Tensor& sums, const at::Tensor& peaks) {
     } else if (vectorized && hidden_size <= 1024) {
         status = launch_rows<kWarpSize, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(sums.data_ptr()), static_cast<float*>(peaks.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 2048) {
-        status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(sums.data_ptr()), static_cast<float*>(peaks.data_ptr()), rows, cols);
+        status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(sums.data_ptr()), static_cast<float*>(peaks.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 4096) {
-        status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(sums.data_ptr()), static_cast<float*>(peaks.data_ptr()), rows, cols);
+        status = launch_rows<128, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(sums.data_ptr()), static_cast<float*>(peaks.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(sums.data_ptr()), static_cast<float*>(peaks.data_ptr()), rows, cols);
     } else if (vectorized) {

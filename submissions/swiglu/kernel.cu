@@ -18,6 +18,26 @@ constexpr int64_t kMaxGridColumns = 2147483647;
 
 __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 
+// The floats of one 16-byte word of T elements, in order.
+template <typename T>
+__device__ __forceinline__ void word_to_floats(const uint4& word, float* out) {
+    const T* elems = reinterpret_cast<const T*>(&word);
+#pragma unroll
+    for (int j = 0; j < 16 / static_cast<int>(sizeof(T)); ++j) out[j] = to_float(elems[j]);
+}
+// A bf16 is the upper half of the float it stands for, so a 32-bit lane of two widens with a
+// shift and a mask: two instructions, where the element-wise intrinsic extracts each half and
+// then shifts it (three). The issue rate decides on B200, where a bf16 row op pays for every
+// instruction an element costs.
+template <>
+__device__ __forceinline__ void word_to_floats<__nv_bfloat16>(const uint4& word, float* out) {
+    const unsigned lanes[4] = {word.x, word.y, word.z, word.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        out[2 * i] = __uint_as_float(lanes[i] << 16);
+        out[2 * i + 1] = __uint_as_float(lanes[i] & 0xffff0000u);
+    }
+}
 template <typename T> __device__ __forceinline__ T from_float(float v);
 
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
@@ -32,10 +52,7 @@ __device__ __forceinline__ void load_vec(const T* __restrict__ p, float (&out)[k
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
         for (int w = 0; w < kVec / kPerWord; ++w) {
-            const uint4 word = __ldg(reinterpret_cast<const uint4*>(p) + w);
-            const T* elems = reinterpret_cast<const T*>(&word);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
+            word_to_floats<T>(__ldg(reinterpret_cast<const uint4*>(p) + w), out + w * kPerWord);
         }
     } else {
 #pragma unroll
@@ -119,11 +136,7 @@ __device__ __forceinline__ void fetch(const RowCache<kChunks, kVec, T>& cache, i
     if constexpr (kChunks > 0 && Cache::kWords) {
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-        for (int w = 0; w < Cache::kSlots; ++w) {
-            const T* elems = reinterpret_cast<const T*>(&cache.slot[chunk][w]);
-#pragma unroll
-            for (int j = 0; j < kPerWord; ++j) out[w * kPerWord + j] = to_float(elems[j]);
-        }
+        for (int w = 0; w < Cache::kSlots; ++w) word_to_floats<T>(cache.slot[chunk][w], out + w * kPerWord);
     } else if constexpr (kChunks > 0) {
 #pragma unroll
         for (int j = 0; j < kVec; ++j) out[j] = cache.slot[chunk][j];

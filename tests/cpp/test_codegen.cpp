@@ -179,7 +179,7 @@ TEST(KernelEmitter, RmsnormFollowsTheContract) {
     EXPECT_NE(k.find("at::cuda::getCurrentCUDAStream()"), std::string::npos);
     EXPECT_NE(k.find("cudaLaunchKernelEx(&config, rmsnorm_kernel<"), std::string::npos);
     EXPECT_NE(k.find("cudaGetLastError()"), std::string::npos);
-    EXPECT_NE(k.find("__launch_bounds__(kBlockThreads)"), std::string::npos);
+    EXPECT_NE(k.find("__launch_bounds__(kRowBlock<kThreads>)"), std::string::npos);
     EXPECT_NE(k.find("__shfl_xor_sync(0xffffffffu"), std::string::npos);
     EXPECT_NE(k.find("extern __shared__ __align__(16) unsigned char smem[];"), std::string::npos);
     EXPECT_NE(k.find("reinterpret_cast<const uint4*>"), std::string::npos);
@@ -187,25 +187,29 @@ TEST(KernelEmitter, RmsnormFollowsTheContract) {
     EXPECT_EQ(k.find("<<<"), std::string::npos);
     EXPECT_EQ(k.find("__shared__ float"), std::string::npos); // dynamic shared memory only
     EXPECT_EQ(k.find("/work/"), std::string::npos);           // no absolute paths
-    // Variable hidden size: the variant is chosen at launch (warp, cached block,
-    // streamed block, scalar fallback).
+    // Variable hidden size: the variant is chosen at launch (warp, cached 128 threads,
+    // cached block, streamed block, scalar fallback).
     EXPECT_NE(k.find("launch_rows<kWarpSize, kVectorWidth, 4>"), std::string::npos);
-    EXPECT_NE(k.find("launch_rows<kBlockThreads, kVectorWidth, 4>"), std::string::npos);
+    EXPECT_NE(k.find("launch_rows<128, kVectorWidth, 4>"), std::string::npos);
+    EXPECT_NE(k.find("launch_rows<kBlockThreads, kVectorWidth, 0>"), std::string::npos);
     EXPECT_NE(k.find("launch_rows<kBlockThreads, 1, 0>"), std::string::npos);
     EXPECT_NE(k.find("hidden_states_cache"), std::string::npos);
     EXPECT_NE(k.find("const float v0 = 1.0f / sqrtf"), std::string::npos); // hoisted per row
 }
 
 TEST(KernelEmitter, CachedVariantsHaveAShortRowRungInOrder) {
-    // bf16, one cached input: 4 chunks of 8 at most. Each cached variant with
-    // more than 2 chunks gets a 2-chunk rung for its shorter rows, tried first.
+    // bf16, one cached input as raw words: 8 chunks of 8 at most. Each cached variant with
+    // more than 2 chunks gets rungs of 2, 4, ... chunks for its shorter rows, tried first;
+    // rows over a warp take 128 threads while those hold them, then a block of 256.
     std::string k = kernel(fixtures::rmsnorm());
     const std::vector<std::string> order = {
         "hidden_size <= 128) {\n        status = launch_rows<16, kVectorWidth, 1>",
         "hidden_size <= 512) {\n        status = launch_rows<kWarpSize, kVectorWidth, 2>",
         "hidden_size <= 1024) {\n        status = launch_rows<kWarpSize, kVectorWidth, 4>",
-        "hidden_size <= 4096) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 2>",
-        "hidden_size <= 8192) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 4>",
+        "hidden_size <= 2048) {\n        status = launch_rows<128, kVectorWidth, 2>",
+        "hidden_size <= 4096) {\n        status = launch_rows<128, kVectorWidth, 4>",
+        "hidden_size <= 8192) {\n        status = launch_rows<128, kVectorWidth, 8>",
+        "hidden_size <= 16384) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 8>",
         "if (vectorized) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 0>"};
     size_t at = 0;
     for (const std::string& branch : order) {
@@ -221,8 +225,8 @@ TEST(KernelEmitter, ConstantAxesAreConstexprAndChosenAtGeneration) {
     EXPECT_NE(k.find("TORCH_CHECK(hidden_states.size(1) == kHiddenSize"), std::string::npos);
     EXPECT_NE(k.find("double eps"), std::string::npos);
     EXPECT_NE(k.find("static_cast<float>(eps)"), std::string::npos);
-    // 7168 bf16 columns over 256 threads x 8: 4 cached chunks, no runtime width test.
-    EXPECT_NE(k.find("launch_rows<kBlockThreads, kVectorWidth, 4>"), std::string::npos);
+    // 7168 bf16 columns over 128 threads x 8: 7 cached chunks, no runtime width test.
+    EXPECT_NE(k.find("launch_rows<128, kVectorWidth, 7>"), std::string::npos);
     EXPECT_EQ(k.find("hidden_size <= "), std::string::npos);
 }
 
@@ -269,7 +273,7 @@ TEST(KernelEmitter, SoftmaxMaxAndSumShareOnePassOnline) {
     EXPECT_EQ(k.streamed.find("SumOp{}"), std::string::npos);
     EXPECT_EQ(row_loops(k.streamed), 2u); // the online pass and the epilogue
     // Two floats per warp for the pair's block reduction.
-    EXPECT_NE(k.streamed.find("2 * (kBlockThreads / kWarpSize) * sizeof(float)"),
+    EXPECT_NE(k.streamed.find("2 * (kRowBlock<kThreads> / kWarpSize) * sizeof(float)"),
               std::string::npos);
     // In registers: the max, then the sum of exp kept for the outputs (no rescale, one exp).
     EXPECT_EQ(k.cached.find("online_max_sum"), std::string::npos);

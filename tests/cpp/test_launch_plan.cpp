@@ -47,7 +47,9 @@ TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
         cached(kHalfWarpThreads, 1, 128),
         cached(kWarpThreads, 2, 512),
         cached(kWarpThreads, 4, 1024),
-        cached(kBlockThreads, 2, 4096),
+        cached(kNarrowBlockThreads, 2, 2048),
+        cached(kNarrowBlockThreads, 4, 4096),
+        // (a block's 2-chunk rung, 4096 columns, is no longer than the rung before it)
         cached(kBlockThreads, 4, 8192),
         streamed(kBlockThreads, std::nullopt),
         kFallback,
@@ -55,10 +57,33 @@ TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
     EXPECT_EQ(plan.ladder, want);
 }
 
+TEST(LaunchPlan, ARowOverAWarpTakesTheFewerThreadsThatHoldIt) {
+    // A bf16 row as raw words: 8 vectors a thread. 128 threads take rows to 8192 columns,
+    // each thread holding 4 to 8 chunks from 2048 columns on; a block of 256 only the longer
+    // ones (its shorter rungs are no longer than the 128-thread rungs before them).
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, words(1), std::nullopt);
+    const std::vector<RowVariant> want = {
+        cached(kHalfWarpThreads, 1, 128),
+        cached(kWarpThreads, 2, 512),
+        cached(kWarpThreads, 4, 1024),
+        cached(kNarrowBlockThreads, 2, 2048),
+        cached(kNarrowBlockThreads, 4, 4096),
+        cached(kNarrowBlockThreads, 8, 8192),
+        cached(kBlockThreads, 8, 16384),
+        streamed(kBlockThreads, std::nullopt),
+        kFallback,
+    };
+    EXPECT_EQ(plan.ladder, want);
+    // A streamed row keeps a block of 256: its loop keeps 4 loads a thread in flight
+    // whatever the row's length, and more threads keep more in flight.
+    for (const RowVariant& v : plan_row_launch(kBf16Vec, {}, std::nullopt).ladder)
+        EXPECT_NE(v.threads, kNarrowBlockThreads);
+}
+
 TEST(LaunchPlan, AKnownRowLengthTakesOneVariant) {
-    // RMSNorm at 4096 bf16 columns, the row cached: a block, 2 vectors a thread.
+    // RMSNorm at 4096 bf16 columns, the row cached: 128 threads, 4 vectors a thread.
     EXPECT_EQ(plan_row_launch(kBf16Vec, floats(1, kBf16Vec), 4096).ladder,
-              (std::vector<RowVariant>{{kBlockThreads, true, 2, std::nullopt}, kFallback}));
+              (std::vector<RowVariant>{{kNarrowBlockThreads, true, 4, std::nullopt}, kFallback}));
     // 7168 bf16 columns with two cached inputs as floats: 16 registers each, 2 vectors,
     // 4096 columns a block; the row is longer, so it streams.
     EXPECT_EQ(plan_row_launch(kBf16Vec, floats(2, kBf16Vec), 7168).ladder,

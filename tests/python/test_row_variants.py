@@ -1,9 +1,9 @@
 """Every launch variant of the row kernels computes what the reference computes.
 
 A row kernel is launched in one of several shapes, picked on the host by the row length: half a
-warp per row (at most 16 vectors), a warp per row (up to 1024 columns), a block per row with the
-row cached in registers (each of these cached ones with rungs of 2, 4, ... chunks for its shorter
-rows), a block per row re-reading it, and the scalar fallback (a row length that is not a whole number of
+warp per row (at most 16 vectors), a warp per row (up to 1024 columns), 128 threads and then a
+block of 256 per row with the row cached in registers (each of these cached ones with rungs of 2,
+4, ... chunks for its shorter rows), a block per row re-reading it, and the scalar fallback (a row length that is not a whole number of
 16-byte vectors). The bundles' workloads reach only some of them, so this runs each bundle at a
 row length inside each variant, with an odd number of rows (the last block holds rows past the
 end, which must read and write nothing), on the CPU backend, and compares with the bundle's
@@ -23,18 +23,19 @@ from solbench.conformance.inputs import load_reference, normalize_outputs  # noq
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# bundle -> row lengths: half warp, warp (2, 4-chunk rungs, full), block cached (the same),
-# block streamed, scalar fallback (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
+# bundle -> row lengths: half warp, warp (2, 4-chunk rungs, full), 128 threads cached (the same),
+# a block of 256 cached, block streamed, scalar fallback (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
 LENGTHS = {
-    "rmsnorm": [64, 136, 1000, 4096, 8000, 16384, 20000, 1003],  # bf16
+    "rmsnorm": [64, 136, 1000, 2000, 4096, 8000, 16384, 20000, 1003],  # bf16
     "softmax": [64, 100, 300, 1000, 1100, 3000, 6000, 9000, 4097],  # fp32, online max and sum
     "log_softmax": [32, 200, 400, 1024, 2000, 4000, 5000, 20000, 70],  # fp32, online pair
     "layernorm": [48, 132, 512, 1000, 1028, 4000, 8192, 12288, 5],  # fp32, dependent passes
-    "minmax_scale": [128, 200, 1000, 2048, 8192, 12000, 20000, 999],  # bf16, min and max
+    "minmax_scale": [128, 200, 1000, 2048, 3000, 8192, 12000, 20000, 999],  # bf16, min and max
     "row_stats": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, two outputs per row
     "row_sum": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, one pass, cached
-    "row_max": [64, 304, 1000, 3000, 6000, 12000, 20000, 1003],  # bf16, one pass, cached
-    "post_norm_residual": [128, 256, 1000, 4096, 6000, 10000, 20000, 1001],  # 3-d bf16
+    "row_max": [64, 304, 1000, 1500, 3000, 6000, 12000, 20000, 1003],  # bf16, one pass, cached
+    "post_norm_residual": [128, 256, 1000, 2048, 4096, 6000, 10000, 20000, 1001],  # 3-d bf16
+    "softcap_softmax": [128, 400, 1000, 2000, 4096, 6000, 9000, 1001],  # bf16, tanh then softmax
 }
 CASES = [(b, n) for b, lengths in LENGTHS.items() for n in lengths]
 

@@ -918,9 +918,9 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
 std::vector<std::string> Emitter::ladder_lines(const RowLaunchPlan& plan, const std::string& cols) {
     const std::string call_args = "rows, stream.stream(), " + join(kernel_params(false), ", ");
     auto launch = [&](const RowVariant& v) {
-        const std::string threads = v.threads == kHalfWarpThreads ? std::to_string(kHalfWarpThreads)
-                                    : v.threads == kWarpThreads   ? "kWarpSize"
-                                                                  : "kBlockThreads";
+        const std::string threads = v.threads == kWarpThreads    ? "kWarpSize"
+                                    : v.threads == kBlockThreads ? "kBlockThreads"
+                                                                 : std::to_string(v.threads);
         const std::string vec = v.vectorized && plan.vector_width != 1 ? "kVectorWidth" : "1";
         return "    status = launch_rows<" + threads + ", " + vec + ", " +
                std::to_string(v.chunks) + ">(" + call_args + ");";

@@ -27,6 +27,7 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
     const int64_t warp_chunks =
         std::min<int64_t>(ceil_div(kWarpMaxCols, kWarpThreads * vec), max_chunks);
     const int64_t warp_cols = cached ? warp_chunks * kWarpThreads * vec : kWarpMaxCols;
+    const int64_t narrow_cols = static_cast<int64_t>(max_chunks) * kNarrowBlockThreads * vec;
     const int64_t block_cols = static_cast<int64_t>(max_chunks) * kBlockThreads * vec;
     // Rows of at most 16 vectors (128 bf16 or 64 fp32 columns) would leave half of a
     // warp idle: half a warp takes each, two rows a warp.
@@ -40,6 +41,9 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
             chosen = {kHalfWarpThreads, true, cached ? 1 : 0, std::nullopt};
         else if (cols <= warp_cols)
             chosen = {kWarpThreads, true, cached ? ceil_div(cols, kWarpThreads * vec) : 0,
+                      std::nullopt};
+        else if (cached && cols <= narrow_cols)
+            chosen = {kNarrowBlockThreads, true, ceil_div(cols, kNarrowBlockThreads * vec),
                       std::nullopt};
         else if (cached && cols <= block_cols)
             chosen = {kBlockThreads, true, ceil_div(cols, kBlockThreads * vec), std::nullopt};
@@ -63,6 +67,8 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
     };
     shorter(kWarpThreads, warp_chunks);
     rung({kWarpThreads, true, cached ? warp_chunks : 0, warp_cols});
+    shorter(kNarrowBlockThreads, max_chunks);
+    if (cached) rung({kNarrowBlockThreads, true, max_chunks, narrow_cols});
     shorter(kBlockThreads, max_chunks);
     if (cached) rung({kBlockThreads, true, max_chunks, block_cols});
     l.push_back({kBlockThreads, true, 0, std::nullopt});

@@ -13,7 +13,12 @@ namespace solbench::codegen {
 // Threads, per the kernels' own constants (kernel_header.mustache, row_launch.mustache).
 constexpr int kBlockThreads = 256;
 constexpr int kWarpThreads = 32;
-constexpr int kHalfWarpThreads = 16;   // a row of at most 16 vectors: half a warp
+constexpr int kHalfWarpThreads = 16; // a row of at most 16 vectors: half a warp
+// Cached rows over a warp's take the fewer threads of these that hold them, so a thread holds
+// 4 to 8 chunks where its registers allow, not 2 (as QuACK and TransformerEngine size their
+// rows): a row's reductions and index math are paid per thread, and on B200 (twice an H200's
+// bytes per SM-clock) those instructions decide.
+constexpr int kNarrowBlockThreads = 128;
 constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
 constexpr int kShortRowChunks = 2;     // the shortest cached rung below a full one (then 4, ...)
 constexpr int kCacheRegisters = 32;    // per thread, for the cached rows (more spilled on sm_90)
@@ -29,7 +34,7 @@ struct ChunkRegisters {
 
 // One instance of the row kernel: launch_rows<threads, vec, chunks>.
 struct RowVariant {
-    int threads = kBlockThreads; // per row: kHalfWarpThreads, kWarpThreads or kBlockThreads
+    int threads = kBlockThreads; // per row: half a warp, a warp, kNarrowBlockThreads or a block
     bool vectorized = true;      // 16-byte vectors (kVectorWidth columns) or one column
     int64_t chunks = 0;          // vectors per thread kept in registers; 0: streamed
     // Taken for rows of at most this many columns (and a vectorizable launch);
