@@ -367,7 +367,7 @@ void run(const at::Tensor& hidden_states, const at::Tensor& weight, const at::Te
     } else if (vectorized && hidden_size <= 4096) {
         status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
-        status = launch_rows<128, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+        status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 16384) {
         status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {

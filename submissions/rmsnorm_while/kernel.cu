@@ -351,7 +351,7 @@ void run(const at::Tensor& x, const at::Tensor& w_, const at::Tensor& y) {
     } else if (vectorized && cols_ <= 2048) {
         status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
     } else if (vectorized && cols_ <= 4096) {
-        status = launch_rows<128, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
+        status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
     } else if (vectorized && cols_ <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
     } else if (vectorized) {

@@ -80,6 +80,31 @@ TEST(LaunchPlan, ARowOverAWarpTakesTheFewerThreadsThatHoldIt) {
         EXPECT_NE(v.threads, kNarrowBlockThreads);
 }
 
+TEST(LaunchPlan, ANarrowBlockReadingInputsAheadHoldsFewerChunks) {
+    // RMSNorm's row as raw words with its weight read ahead: 128 threads hold at most
+    // kNarrowAheadChunks (4) chunks of both, so 4096 columns; the block of 256 takes the rest.
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, words(1, 1), std::nullopt);
+    const std::vector<RowVariant> want = {
+        cached(kHalfWarpThreads, 1, 128),
+        cached(kWarpThreads, 2, 512),
+        cached(kWarpThreads, 4, 1024),
+        cached(kNarrowBlockThreads, 2, 2048),
+        cached(kNarrowBlockThreads, 4, 4096),
+        cached(kBlockThreads, 4, 8192),
+        cached(kBlockThreads, 8, 16384),
+        streamed(kBlockThreads, std::nullopt),
+        kFallback,
+    };
+    EXPECT_EQ(plan.ladder, want);
+    for (const RowVariant& v : plan.ladder)
+        if (v.threads == kNarrowBlockThreads) {
+            EXPECT_LE(v.chunks, kNarrowAheadChunks);
+        }
+    // A known 6144-column row takes the block, not a narrow block of 6 chunks.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(1, 1), 6144).ladder,
+              (std::vector<RowVariant>{{kBlockThreads, true, 3, std::nullopt}, kFallback}));
+}
+
 TEST(LaunchPlan, AKnownRowLengthTakesOneVariant) {
     // RMSNorm at 4096 bf16 columns, the row cached: 128 threads, 4 vectors a thread.
     EXPECT_EQ(plan_row_launch(kBf16Vec, floats(1, kBf16Vec), 4096).ladder,

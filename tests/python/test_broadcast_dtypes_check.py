@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import cpu_check, solgen
 
+from solbench.conformance.rules import BORDERLINE
 from solbench.exit_codes import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,11 +77,13 @@ def test_broadcast_workloads_exercise_the_middle_row_axes(tmp_path: Path) -> Non
 
 
 def test_a_pass_says_its_margin_and_borderline_passes_are_flagged() -> None:
-    """issue 17: fp32 row sums at atol = rtol = 1e-5 pass within 2x of their bound
-    (borderline); bf16 RMSNorm at its bf16 tolerance passes with a wide margin."""
+    """issue 17: fp32 row sums at atol = rtol = 1e-5 pass close to their bound (how close
+    depends on the kernel's summation order), and a pass within 2x of it is flagged
+    borderline; bf16 RMSNorm at its bf16 tolerance passes with a wide margin."""
     tight = cpu_check(ROOT / "submissions" / "row_sum")["workloads"]
-    assert all(w["status"] == "PASSED" and w["borderline"] for w in tight), tight
-    assert all(1.0 <= w["margin"] < 2.0 for w in tight)
+    assert all(w["status"] == "PASSED" and w["margin"] >= 1.0 for w in tight), tight
+    assert all(w["borderline"] == (w["margin"] < BORDERLINE) for w in tight), tight
+    assert any(w["borderline"] for w in tight), tight  # 2048 fp32 sums at 1e-5: within 2x
     wide = cpu_check(ROOT / "submissions" / "rmsnorm")["workloads"]
     assert all(not w["borderline"] for w in wide), wide
     assert all(w["margin"] == "Infinity" or w["margin"] > 4.0 for w in wide)

@@ -33,7 +33,7 @@ LENGTHS = {
     "minmax_scale": [128, 200, 1000, 2048, 3000, 8192, 12000, 20000, 999],  # bf16, min and max
     "row_stats": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, two outputs per row
     "row_sum": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, one pass, cached
-    "row_max": [64, 304, 1000, 1500, 3000, 6000, 12000, 20000, 1003],  # bf16, one pass, cached
+    "row_max": [64, 304, 1000, 1504, 3000, 6000, 12000, 20000, 1003],  # bf16, one pass, cached
     "post_norm_residual": [128, 256, 1000, 2048, 4096, 6000, 10000, 20000, 1001],  # 3-d bf16
     "softcap_softmax": [128, 400, 1000, 2000, 4096, 6000, 9000, 1001],  # bf16, tanh then softmax
 }

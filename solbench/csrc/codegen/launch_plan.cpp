@@ -27,7 +27,9 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
     const int64_t warp_chunks =
         std::min<int64_t>(ceil_div(kWarpMaxCols, kWarpThreads * vec), max_chunks);
     const int64_t warp_cols = cached ? warp_chunks * kWarpThreads * vec : kWarpMaxCols;
-    const int64_t narrow_cols = static_cast<int64_t>(max_chunks) * kNarrowBlockThreads * vec;
+    const int narrow_chunks =
+        per_chunk.ahead > 0 ? std::min(max_chunks, kNarrowAheadChunks) : max_chunks;
+    const int64_t narrow_cols = static_cast<int64_t>(narrow_chunks) * kNarrowBlockThreads * vec;
     const int64_t block_cols = static_cast<int64_t>(max_chunks) * kBlockThreads * vec;
     // Rows of at most 16 vectors (128 bf16 or 64 fp32 columns) would leave half of a
     // warp idle: half a warp takes each, two rows a warp.
@@ -67,8 +69,8 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
     };
     shorter(kWarpThreads, warp_chunks);
     rung({kWarpThreads, true, cached ? warp_chunks : 0, warp_cols});
-    shorter(kNarrowBlockThreads, max_chunks);
-    if (cached) rung({kNarrowBlockThreads, true, max_chunks, narrow_cols});
+    shorter(kNarrowBlockThreads, narrow_chunks);
+    if (cached) rung({kNarrowBlockThreads, true, narrow_chunks, narrow_cols});
     shorter(kBlockThreads, max_chunks);
     if (cached) rung({kBlockThreads, true, max_chunks, block_cols});
     l.push_back({kBlockThreads, true, 0, std::nullopt});

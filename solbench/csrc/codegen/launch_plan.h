@@ -19,6 +19,9 @@ constexpr int kHalfWarpThreads = 16; // a row of at most 16 vectors: half a warp
 // rows): a row's reductions and index math are paid per thread, and on B200 (twice an H200's
 // bytes per SM-clock) those instructions decide.
 constexpr int kNarrowBlockThreads = 128;
+// With inputs read ahead as well, a narrow block holds at most this many chunks: ptxas spilled
+// rmsnorm's 8-chunk row and weight (64 registers) at 128 threads on sm_100a, not at 256.
+constexpr int kNarrowAheadChunks = 4;
 constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
 constexpr int kShortRowChunks = 2;     // the shortest cached rung below a full one (then 4, ...)
 constexpr int kCacheRegisters = 32;    // per thread, for the cached rows (more spilled on sm_90)
