@@ -372,7 +372,7 @@ void run(const at::Tensor& hidden_states, const at::Tensor& residual, const at::
     const bool vectorized = aligned16(hidden_states) && aligned16(residual) && aligned16(weight) && aligned16(output) && (kHiddenSize) % kVectorWidth == 0;
     cudaError_t status = cudaSuccess;
     if (vectorized) {
-        status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(residual.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows);
+        status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(residual.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows);
     } else {
         status = launch_rows<kBlockThreads, 1, 0>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(residual.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows);
     }

@@ -330,6 +330,12 @@ void run(const at::Tensor& x, const at::Tensor& output) {
         status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 4096) {
         status = launch_rows<128, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 5120) {
+        status = launch_rows<160, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 6144) {
+        status = launch_rows<192, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 7168) {
+        status = launch_rows<224, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {

@@ -372,7 +372,7 @@ void run(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, 
     } else if (vectorized && hidden_size <= 1024) {
         status = launch_rows<kWarpSize, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(weight.data_ptr()), static_cast<const float*>(bias.data_ptr()), static_cast<float>(eps), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 2048) {
-        status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(weight.data_ptr()), static_cast<const float*>(bias.data_ptr()), static_cast<float>(eps), static_cast<float*>(output.data_ptr()), rows, cols);
+        status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(weight.data_ptr()), static_cast<const float*>(bias.data_ptr()), static_cast<float>(eps), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 4096) {
         status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(weight.data_ptr()), static_cast<const float*>(bias.data_ptr()), static_cast<float>(eps), static_cast<float*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {

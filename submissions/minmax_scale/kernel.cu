@@ -361,6 +361,12 @@ void run(const at::Tensor& x, const at::Tensor& output) {
         status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<128, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 10240) {
+        status = launch_rows<160, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 12288) {
+        status = launch_rows<192, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 14336) {
+        status = launch_rows<224, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 16384) {
         status = launch_rows<kBlockThreads, kVectorWidth, 8>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(x.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized) {

@@ -366,6 +366,12 @@ void run(const at::Tensor& hidden_states, const at::Tensor& weight, const at::Te
         status = launch_rows<128, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 4096) {
         status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 5120) {
+        status = launch_rows<160, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 6144) {
+        status = launch_rows<192, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
+    } else if (vectorized && hidden_size <= 7168) {
+        status = launch_rows<224, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 8192) {
         status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows, cols);
     } else if (vectorized && hidden_size <= 16384) {

@@ -350,6 +350,12 @@ void run(const at::Tensor& x, const at::Tensor& w_, const at::Tensor& y) {
         status = launch_rows<kWarpSize, kVectorWidth, 8>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
     } else if (vectorized && cols_ <= 2048) {
         status = launch_rows<128, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
+    } else if (vectorized && cols_ <= 2560) {
+        status = launch_rows<160, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
+    } else if (vectorized && cols_ <= 3072) {
+        status = launch_rows<192, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
+    } else if (vectorized && cols_ <= 3584) {
+        status = launch_rows<224, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
     } else if (vectorized && cols_ <= 4096) {
         status = launch_rows<kBlockThreads, kVectorWidth, 4>(rows, stream.stream(), static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w_.data_ptr()), static_cast<float*>(y.data_ptr()), rows, cols);
     } else if (vectorized && cols_ <= 8192) {

@@ -201,7 +201,7 @@ TEST(KernelEmitter, CachedVariantsHaveAShortRowRungInOrder) {
     // bf16, one cached input as raw words: 8 chunks of 8 at most. Each cached variant with
     // more than 2 chunks gets rungs of 2, 4, ... chunks for its shorter rows, tried first;
     // rows over a warp take 128 threads while those hold them (4 chunks at most: the weight
-    // is read ahead too), then a block of 256.
+    // is read ahead too), then a warp more at a time, then a block of 256.
     std::string k = kernel(fixtures::rmsnorm());
     const std::vector<std::string> order = {
         "hidden_size <= 128) {\n        status = launch_rows<16, kVectorWidth, 1>",
@@ -209,6 +209,7 @@ TEST(KernelEmitter, CachedVariantsHaveAShortRowRungInOrder) {
         "hidden_size <= 1024) {\n        status = launch_rows<kWarpSize, kVectorWidth, 4>",
         "hidden_size <= 2048) {\n        status = launch_rows<128, kVectorWidth, 2>",
         "hidden_size <= 4096) {\n        status = launch_rows<128, kVectorWidth, 4>",
+        "hidden_size <= 7168) {\n        status = launch_rows<224, kVectorWidth, 4>",
         "hidden_size <= 8192) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 4>",
         "hidden_size <= 16384) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 8>",
         "if (vectorized) {\n        status = launch_rows<kBlockThreads, kVectorWidth, 0>"};
@@ -226,9 +227,10 @@ TEST(KernelEmitter, ConstantAxesAreConstexprAndChosenAtGeneration) {
     EXPECT_NE(k.find("TORCH_CHECK(hidden_states.size(1) == kHiddenSize"), std::string::npos);
     EXPECT_NE(k.find("double eps"), std::string::npos);
     EXPECT_NE(k.find("static_cast<float>(eps)"), std::string::npos);
-    // 7168 bf16 columns over 256 threads x 8: 4 cached chunks (3.5 filled), no runtime width
-    // test; 128 threads would need 7, more than a narrow block holds with the weight ahead.
-    EXPECT_NE(k.find("launch_rows<kBlockThreads, kVectorWidth, 4>"), std::string::npos);
+    // 7168 bf16 columns, 896 vectors: the fewest warps holding 4 chunks each (as many as a
+    // block under 256 threads holds with the weight ahead), 7, every chunk full; no runtime
+    // width test.
+    EXPECT_NE(k.find("launch_rows<224, kVectorWidth, 4>"), std::string::npos);
     EXPECT_EQ(k.find("hidden_size <= "), std::string::npos);
 }
 

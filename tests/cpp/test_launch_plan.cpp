@@ -49,7 +49,10 @@ TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
         cached(kWarpThreads, 4, 1024),
         cached(kNarrowBlockThreads, 2, 2048),
         cached(kNarrowBlockThreads, 4, 4096),
-        // (a block's 2-chunk rung, 4096 columns, is no longer than the rung before it)
+        cached(160, 4, 5120), // a warp more at a time, every chunk full
+        cached(192, 4, 6144),
+        cached(224, 4, 7168),
+        // (a block's 2-chunk rung, 4096 columns, is no longer than the rungs before it)
         cached(kBlockThreads, 4, 8192),
         streamed(kBlockThreads, std::nullopt),
         kFallback,
@@ -59,8 +62,8 @@ TEST(LaunchPlan, CachedRowsGetShortRungsBelowFullOnes) {
 
 TEST(LaunchPlan, ARowOverAWarpTakesTheFewerThreadsThatHoldIt) {
     // A bf16 row as raw words: 8 vectors a thread. 128 threads take rows to 8192 columns,
-    // each thread holding 4 to 8 chunks from 2048 columns on; a block of 256 only the longer
-    // ones (its shorter rungs are no longer than the 128-thread rungs before them).
+    // each thread holding 4 to 8 chunks from 2048 columns on; then a warp more at a time to a
+    // block of 256 (whose shorter rungs are no longer than the rungs before them).
     const RowLaunchPlan plan = plan_row_launch(kBf16Vec, words(1), std::nullopt);
     const std::vector<RowVariant> want = {
         cached(kHalfWarpThreads, 1, 128),
@@ -69,6 +72,9 @@ TEST(LaunchPlan, ARowOverAWarpTakesTheFewerThreadsThatHoldIt) {
         cached(kNarrowBlockThreads, 2, 2048),
         cached(kNarrowBlockThreads, 4, 4096),
         cached(kNarrowBlockThreads, 8, 8192),
+        cached(160, 8, 10240),
+        cached(192, 8, 12288),
+        cached(224, 8, 14336),
         cached(kBlockThreads, 8, 16384),
         streamed(kBlockThreads, std::nullopt),
         kFallback,
@@ -82,7 +88,7 @@ TEST(LaunchPlan, ARowOverAWarpTakesTheFewerThreadsThatHoldIt) {
 
 TEST(LaunchPlan, ANarrowBlockReadingInputsAheadHoldsFewerChunks) {
     // RMSNorm's row as raw words with its weight read ahead: 128 threads hold at most
-    // kNarrowAheadChunks (4) chunks of both, so 4096 columns; the block of 256 takes the rest.
+    // 4 chunks of both (kNarrowAheadRegisters, 32), and so do 160 to 224; a block of 256 holds 8.
     const RowLaunchPlan plan = plan_row_launch(kBf16Vec, words(1, 1), std::nullopt);
     const std::vector<RowVariant> want = {
         cached(kHalfWarpThreads, 1, 128),
@@ -90,6 +96,9 @@ TEST(LaunchPlan, ANarrowBlockReadingInputsAheadHoldsFewerChunks) {
         cached(kWarpThreads, 4, 1024),
         cached(kNarrowBlockThreads, 2, 2048),
         cached(kNarrowBlockThreads, 4, 4096),
+        cached(160, 4, 5120),
+        cached(192, 4, 6144),
+        cached(224, 4, 7168),
         cached(kBlockThreads, 4, 8192),
         cached(kBlockThreads, 8, 16384),
         streamed(kBlockThreads, std::nullopt),
@@ -97,12 +106,22 @@ TEST(LaunchPlan, ANarrowBlockReadingInputsAheadHoldsFewerChunks) {
     };
     EXPECT_EQ(plan.ladder, want);
     for (const RowVariant& v : plan.ladder)
-        if (v.threads == kNarrowBlockThreads) {
-            EXPECT_LE(v.chunks, kNarrowAheadChunks);
+        if (v.threads > kWarpThreads && v.threads < kBlockThreads) {
+            EXPECT_LE(v.chunks * 8, kNarrowAheadRegisters);
         }
-    // A known 6144-column row takes the block, not a narrow block of 6 chunks.
+    // Fused add + RMSNorm at 4096 columns: two rows and the weight, 12 registers a chunk, so
+    // a block under 256 threads holds 2 chunks; 4096 columns take a block of 256 holding 2.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(2, 1), 4096).ladder,
+              (std::vector<RowVariant>{{kBlockThreads, true, 2, std::nullopt}, kFallback}));
+    // Of any length, such rows take no block under 256 threads (one would hold only 2 chunks).
+    for (const RowVariant& v : plan_row_launch(kBf16Vec, words(2, 1), std::nullopt).ladder)
+        EXPECT_TRUE(v.threads <= kWarpThreads || v.threads == kBlockThreads) << v.threads;
+    // A known 6144-column row takes 6 warps of 4 chunks, not 128 threads of 6.
     EXPECT_EQ(plan_row_launch(kBf16Vec, words(1, 1), 6144).ladder,
-              (std::vector<RowVariant>{{kBlockThreads, true, 3, std::nullopt}, kFallback}));
+              (std::vector<RowVariant>{{192, true, 4, std::nullopt}, kFallback}));
+    // 12288 columns: more than 224 threads hold at 4 chunks, so a block of 256 holding 6.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(1, 1), 12288).ladder,
+              (std::vector<RowVariant>{{kBlockThreads, true, 6, std::nullopt}, kFallback}));
 }
 
 TEST(LaunchPlan, AKnownRowLengthTakesOneVariant) {
@@ -113,10 +132,14 @@ TEST(LaunchPlan, AKnownRowLengthTakesOneVariant) {
     // 4096 columns a block; the row is longer, so it streams.
     EXPECT_EQ(plan_row_launch(kBf16Vec, floats(2, kBf16Vec), 7168).ladder,
               (std::vector<RowVariant>{streamed(kBlockThreads, std::nullopt), kFallback}));
-    // As raw words (fused add + RMSNorm: no kept values) they take half: 4 vectors, 8192
-    // columns a block.
+    // As raw words (fused add + RMSNorm: no kept values) they take half: 4 vectors, so the
+    // fewest warps that hold 896 vectors, 7 of them, every chunk full.
     EXPECT_EQ(plan_row_launch(kBf16Vec, words(2), 7168).ladder,
-              (std::vector<RowVariant>{{kBlockThreads, true, 4, std::nullopt}, kFallback}));
+              (std::vector<RowVariant>{{224, true, 4, std::nullopt}, kFallback}));
+    // 2048 columns at 8 vectors a thread would need 1 warp: rows over a warp's 1024 columns
+    // take 128 threads at least.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(1), 2048).ladder,
+              (std::vector<RowVariant>{{kNarrowBlockThreads, true, 2, std::nullopt}, kFallback}));
     // 96 fp32 columns: a warp, one vector a thread.
     EXPECT_EQ(plan_row_launch(kF32Vec, floats(1, kF32Vec), 96).ladder,
               (std::vector<RowVariant>{{kWarpThreads, true, 1, std::nullopt}, kFallback}));

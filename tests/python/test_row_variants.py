@@ -24,18 +24,22 @@ from solbench.conformance.inputs import load_reference, normalize_outputs  # noq
 ROOT = Path(__file__).resolve().parents[2]
 
 # bundle -> row lengths: half warp, warp (2, 4-chunk rungs, full), 128 threads cached (the same),
-# a block of 256 cached, block streamed, scalar fallback (bf16 and fp16 vectors hold 8 columns, fp32 vectors 4).
+# 160, 192 and 224 threads cached, a block of 256 cached, block streamed, scalar fallback (bf16
+# and fp16 vectors hold 8 columns, fp32 vectors 4). test_lengths_reach_every_launched_variant
+# checks that the lengths reach every variant kernel.cu launches.
 LENGTHS = {
-    "rmsnorm": [64, 136, 1000, 2000, 4096, 8000, 16384, 20000, 1003],  # bf16
-    "softmax": [64, 100, 300, 1000, 1100, 3000, 6000, 9000, 4097],  # fp32, online max and sum
-    "log_softmax": [32, 200, 400, 1024, 2000, 4000, 5000, 20000, 70],  # fp32, online pair
+    "rmsnorm": [64, 136, 1000, 2000, 4096, 5000, 6000, 7168, 8000, 16384, 20000, 1003],  # bf16
+    "rmsnorm_while": [64, 200, 400, 1000, 2000, 2500, 3000, 3500, 4000, 8000, 9000, 33],  # fp32
+    "softmax": [64, 100, 300, 1000, 1100, 3000, 5000, 6000, 7000, 8000, 9000, 4097],  # fp32, online
+    "log_softmax": [32, 200, 400, 1024, 2000, 4000, 5000, 6000, 7000, 8000, 20000, 70],  # fp32
     "layernorm": [48, 132, 512, 1000, 1028, 4000, 8192, 12288, 5],  # fp32, dependent passes
-    "minmax_scale": [128, 200, 1000, 2048, 3000, 8192, 12000, 20000, 999],  # bf16, min and max
-    "row_stats": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, two outputs per row
-    "row_sum": [64, 200, 400, 1000, 1028, 4000, 5000, 9000, 33],  # fp32, one pass, cached
-    "row_max": [64, 304, 1000, 1504, 3000, 6000, 12000, 20000, 1003],  # bf16, one pass, cached
+    "minmax_scale": [128, 200, 1000, 2048, 3000, 8192, 10000, 12000, 14000, 16000, 20000, 999],
+    "row_stats": [64, 200, 400, 1000, 1028, 4000, 5000, 6000, 7000, 8000, 9000, 33],  # 2 outputs
+    "row_sum": [64, 200, 400, 1000, 1028, 4000, 5000, 6000, 7000, 8000, 9000, 33],  # fp32, one pass
+    "l2_norm": [64, 200, 400, 1000, 1028, 4000, 5000, 6000, 7000, 8000, 9000, 33],  # fp32
+    "row_max": [64, 304, 1000, 1504, 3000, 6000, 10000, 12000, 14000, 16000, 20000, 1003],  # bf16
     "post_norm_residual": [128, 256, 1000, 2048, 4096, 6000, 10000, 20000, 1001],  # 3-d bf16
-    "softcap_softmax": [128, 400, 1000, 2000, 4096, 6000, 9000, 1001],  # bf16, tanh then softmax
+    "softcap_softmax": [128, 400, 1000, 2000, 4096, 5000, 6000, 7168, 8000, 9000, 1001],  # bf16
 }
 CASES = [(b, n) for b, lengths in LENGTHS.items() for n in lengths]
 

@@ -10,6 +10,14 @@ int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
+// The threads of a row of `vectors` over a warp's: the fewest warps, from kNarrowBlockThreads
+// to kBlockThreads, whose `chunks` a thread hold it (so a known row fills its chunks).
+int fewest_threads(int64_t vectors, int chunks) {
+    const int64_t warps = ceil_div(vectors, static_cast<int64_t>(kWarpThreads) * chunks);
+    return static_cast<int>(
+        std::clamp<int64_t>(warps * kWarpThreads, kNarrowBlockThreads, kBlockThreads));
+}
+
 } // namespace
 
 RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
@@ -28,8 +36,10 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
         std::min<int64_t>(ceil_div(kWarpMaxCols, kWarpThreads * vec), max_chunks);
     const int64_t warp_cols = cached ? warp_chunks * kWarpThreads * vec : kWarpMaxCols;
     const int narrow_chunks =
-        per_chunk.ahead > 0 ? std::min(max_chunks, kNarrowAheadChunks) : max_chunks;
-    const int64_t narrow_cols = static_cast<int64_t>(narrow_chunks) * kNarrowBlockThreads * vec;
+        per_chunk.ahead > 0
+            ? std::clamp(kNarrowAheadRegisters / (per_chunk.cached + per_chunk.ahead), 1,
+                         std::max(max_chunks, 1))
+            : max_chunks;
     const int64_t block_cols = static_cast<int64_t>(max_chunks) * kBlockThreads * vec;
     // Rows of at most 16 vectors (128 bf16 or 64 fp32 columns) would leave half of a
     // warp idle: half a warp takes each, two rows a warp.
@@ -44,11 +54,10 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
         else if (cols <= warp_cols)
             chosen = {kWarpThreads, true, cached ? ceil_div(cols, kWarpThreads * vec) : 0,
                       std::nullopt};
-        else if (cached && cols <= narrow_cols)
-            chosen = {kNarrowBlockThreads, true, ceil_div(cols, kNarrowBlockThreads * vec),
-                      std::nullopt};
-        else if (cached && cols <= block_cols)
-            chosen = {kBlockThreads, true, ceil_div(cols, kBlockThreads * vec), std::nullopt};
+        else if (cached && cols <= block_cols) {
+            const int threads = fewest_threads(ceil_div(cols, vec), narrow_chunks);
+            chosen = {threads, true, ceil_div(cols, threads * vec), std::nullopt};
+        }
         plan.ladder = {chosen, fallback};
         return plan;
     }
@@ -69,8 +78,14 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
     };
     shorter(kWarpThreads, warp_chunks);
     rung({kWarpThreads, true, cached ? warp_chunks : 0, warp_cols});
-    shorter(kNarrowBlockThreads, narrow_chunks);
-    if (cached) rung({kNarrowBlockThreads, true, narrow_chunks, narrow_cols});
+    // Blocks under 256 threads where a thread of them holds 4 chunks or more: 128 threads,
+    // then a warp more at a time, each thread full (rows of 5, 6 or 7 times 1024 bf16 columns,
+    // common hidden sizes, fill every chunk they are given).
+    if (cached && narrow_chunks >= kNarrowMinChunks) {
+        shorter(kNarrowBlockThreads, narrow_chunks);
+        for (int t = kNarrowBlockThreads; t < kBlockThreads; t += kWarpThreads)
+            rung({t, true, narrow_chunks, static_cast<int64_t>(narrow_chunks) * t * vec});
+    }
     shorter(kBlockThreads, max_chunks);
     if (cached) rung({kBlockThreads, true, max_chunks, block_cols});
     l.push_back({kBlockThreads, true, 0, std::nullopt});

@@ -14,14 +14,19 @@ namespace solbench::codegen {
 constexpr int kBlockThreads = 256;
 constexpr int kWarpThreads = 32;
 constexpr int kHalfWarpThreads = 16; // a row of at most 16 vectors: half a warp
-// Cached rows over a warp's take the fewer threads of these that hold them, so a thread holds
-// 4 to 8 chunks where its registers allow, not 2 (as QuACK and TransformerEngine size their
-// rows): a row's reductions and index math are paid per thread, and on B200 (twice an H200's
-// bytes per SM-clock) those instructions decide.
+// Cached rows over a warp's take the fewest warps, from these 128 threads to a block, that
+// hold them, so a thread holds 4 to 8 chunks where its registers allow, not 2 (as QuACK and
+// TransformerEngine size their rows): a row's reductions and index math are paid per thread,
+// and on B200 (twice an H200's bytes per SM-clock) those instructions decide.
 constexpr int kNarrowBlockThreads = 128;
-// With inputs read ahead as well, a narrow block holds at most this many chunks: ptxas spilled
-// rmsnorm's 8-chunk row and weight (64 registers) at 128 threads on sm_100a, not at 256.
-constexpr int kNarrowAheadChunks = 4;
+// With inputs read ahead as well, a block under 256 threads loads at most this many registers
+// a thread up front (its chunks of row and read-ahead inputs): past it ptxas for sm_100a spilled
+// rmsnorm's 8 chunks of row and weight (64 registers), and loaded fused add + RMSNorm's weight
+// only after the row's first use (48 registers: 2 DRAM round trips a row, not 1).
+constexpr int kNarrowAheadRegisters = 32;
+// A row of unknown length takes a block under 256 threads only where a thread of it holds this
+// many chunks (a known row takes the fewest warps that hold it whatever their chunks).
+constexpr int kNarrowMinChunks = 4;
 constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
 constexpr int kShortRowChunks = 2;     // the shortest cached rung below a full one (then 4, ...)
 constexpr int kCacheRegisters = 32;    // per thread, for the cached rows (more spilled on sm_90)
@@ -37,7 +42,7 @@ struct ChunkRegisters {
 
 // One instance of the row kernel: launch_rows<threads, vec, chunks>.
 struct RowVariant {
-    int threads = kBlockThreads; // per row: half a warp, a warp, kNarrowBlockThreads or a block
+    int threads = kBlockThreads; // per row: half a warp, a warp, or 4 to 8 warps
     bool vectorized = true;      // 16-byte vectors (kVectorWidth columns) or one column
     int64_t chunks = 0;          // vectors per thread kept in registers; 0: streamed
     // Taken for rows of at most this many columns (and a vectorizable launch);
