@@ -1,7 +1,9 @@
-// Fills the family templates from the op IR and writes the host binding.
+// Fills the family templates from the op IR; host_binder.cpp writes the host binding.
 #include "codegen/kernel_emitter.h"
 
+#include "codegen/emit_names.h"
 #include "codegen/expr_printer.h"
+#include "codegen/host_binder.h"
 #include "codegen/launch_plan.h"
 #include "codegen/row_schedule.h"
 #include "codegen/templater.h"
@@ -52,31 +54,6 @@ std::optional<std::string> cuda_type(DType t) {
 
 namespace {
 
-const char* scalar_type_enum(DType t) {
-    switch (t) {
-    case DType::BFloat16:
-        return "at::ScalarType::BFloat16";
-    case DType::Float16:
-        return "at::ScalarType::Half";
-    case DType::Int8:
-        return "at::ScalarType::Char";
-    case DType::Int16:
-        return "at::ScalarType::Short";
-    case DType::Float8E4M3:
-        return "at::ScalarType::Float8_e4m3fn";
-    case DType::Float8E5M2:
-        return "at::ScalarType::Float8_e5m2";
-    case DType::Int32:
-        return "at::ScalarType::Int";
-    case DType::Int64:
-        return "at::ScalarType::Long";
-    case DType::Bool:
-        return "at::ScalarType::Bool";
-    default:
-        return "at::ScalarType::Float";
-    }
-}
-
 int element_size(DType t) {
     switch (t) {
     case DType::Float32:
@@ -118,71 +95,6 @@ const char* header_dtype(DType t) {
     }
 }
 
-bool reserved(const std::string& s) {
-    static const std::set<std::string> words = {"row",      "rows",       "cols",
-                                                "base",     "chunk",      "j",
-                                                "c",        "i",          "stream",
-                                                "status",   "scratch",    "smem",
-                                                "m",        "run",        "first",
-                                                "extent",   "body",       "value",
-                                                "auto",     "int",        "float",
-                                                "double",   "bool",       "char",
-                                                "const",    "default",    "delete",
-                                                "new",      "class",      "struct",
-                                                "template", "typename",   "namespace",
-                                                "operator", "this",       "return",
-                                                "if",       "else",       "for",
-                                                "while",    "do",         "switch",
-                                                "case",     "break",      "continue",
-                                                "union",    "unsigned",   "signed",
-                                                "long",     "short",      "void",
-                                                "static",   "extern",     "register",
-                                                "volatile", "inline",     "private",
-                                                "public",   "protected",  "virtual",
-                                                "friend",   "try",        "catch",
-                                                "throw",    "goto",       "sizeof",
-                                                "typedef",  "enum",       "true",
-                                                "false",    "nullptr",    "and",
-                                                "or",       "not",        "xor",
-                                                "std",      "at",         "torch",
-                                                "stride",   "chunks",     "chunks_per_row",
-                                                "config",   "vectorized", "p",
-                                                "out",      "in",         "w"};
-    if (words.count(s)) return true;
-    // the printer's temporaries and accumulators: t0, v0, sum0, max0, min0
-    for (const char* prefix : {"t", "v", "sum", "max", "min"}) {
-        std::string p = prefix;
-        if (s.size() > p.size() && s.rfind(p, 0) == 0 &&
-            std::all_of(s.begin() + static_cast<long>(p.size()), s.end(),
-                        [](char ch) { return ch >= '0' && ch <= '9'; }))
-            return true;
-    }
-    return false;
-}
-
-std::string identifier(const std::string& name) {
-    std::string s;
-    for (char ch : name)
-        s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
-    if (reserved(s)) s += "_";
-    return s;
-}
-
-std::string constant_name(const std::string& axis) {
-    std::string s = "k";
-    bool upper = true;
-    for (char ch : axis) {
-        if (ch == '_') {
-            upper = true;
-            continue;
-        }
-        s += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
-        upper = false;
-    }
-    return s;
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> lines;
     std::istringstream in(text);
@@ -201,13 +113,6 @@ json string_list(const std::vector<std::string>& v) {
     for (const auto& s : v)
         a.push_back(s);
     return a;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-    std::string out;
-    for (size_t i = 0; i < v.size(); ++i)
-        out += (i ? sep : "") + v[i];
-    return out;
 }
 
 // The recognizer's online pairs (softmax's max and its normalizer, reduced in
@@ -285,34 +190,21 @@ class Emitter {
 
   private:
     // --- names and dimensions -------------------------------------------
-    std::string input_name(int i) const { return identifier(ir_.inputs[i].name); }
-    std::string output_name(int i) const { return identifier(ir_.outputs[i].name); }
-    bool is_const(int axis) const { return ir_.axes[axis].value.has_value(); }
+    std::string input_name(int i) const { return codegen::input_name(ir_, i); }
+    std::string output_name(int i) const { return codegen::output_name(ir_, i); }
+    bool is_const(int axis) const { return codegen::is_const(ir_, axis); }
     // The axis size in kernel code: a constexpr, `cols`, or a kernel parameter.
     std::string kernel_axis(int axis) {
         if (is_const(axis)) return constant_name(ir_.axes[axis].name);
-        if (axis == ir_.column_axis && !flat_) return "cols";
-        kernel_axes_.insert(axis);
-        return identifier(ir_.axes[axis].name);
-    }
-    std::string host_axis(int axis) const {
-        if (is_const(axis)) return constant_name(ir_.axes[axis].name);
+        if (axis == ir_.column_axis && !layout_.flat) return "cols";
+        layout_.axes.insert(axis);
         return identifier(ir_.axes[axis].name);
     }
     std::string kernel_dim(const Dim& d) {
         std::string a = kernel_axis(d.axis);
         return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
     }
-    std::string host_dim(const Dim& d) const {
-        std::string a = host_axis(d.axis);
-        return d.scale == 1 ? a : std::to_string(d.scale) + " * " + a;
-    }
-    // The columns an output row runs over (2 * half for cos/sin tables of half-width angles).
-    Dim row_dim() const {
-        for (const Tensor& t : ir_.outputs)
-            if (t.role == Role::Rows && !t.shape.empty()) return ir::column_dim(t);
-        return Dim{ir_.column_axis, 1};
-    }
+    Dim row_dim() const { return codegen::row_dim(ir_); }
     std::string row_start(const Tensor& t);
     std::string row_coordinate(int p);
     // A Table input's value at a fixed position of the current row.
@@ -363,31 +255,24 @@ class Emitter {
                   const RowCaches& caches, RowReads* reads);
     int chunk_registers(const std::set<int>& inputs) const;
     json gated_context();
-    std::vector<std::string> host_checks(std::vector<std::string>& allocs);
-    std::vector<std::string> row_count_lines() const;
-    std::string empty_test() const;
-    std::string zero_sums() const;
-    std::string returned() const;
+    HostBinder host() const;
+    std::vector<std::string> host_checks();
+    void add_axis_constants();
     json family_context();
     void kernel_flags(json& ctx);
     std::variant<std::string, EmitError> run_row_sets();
     std::variant<std::string, EmitError> render_file(const std::string& tmpl, json ctx,
                                                      const std::vector<std::string>& checks,
                                                      const std::vector<std::string>& launch);
-    std::string run_signature() const;
-    std::vector<std::string> kernel_params(bool with_types);
-    std::vector<std::string> vector_conditions();
-    std::vector<std::string> ladder_lines(const RowLaunchPlan& plan, const std::string& cols);
 
     const OpDescription& op_;
     const ir::OpIR& ir_;
     KernelOptions options_;
     std::map<const ir::Node*, int> uses_;
     std::map<const ir::Node*, std::string> reduction_names_;
-    std::set<int> kernel_axes_;
+    KernelLayout layout_; // its flat launch and axes; host() adds the reads' shifts
     std::map<LoadKey, std::string> offset_names_;
     std::vector<std::string> errors_;
-    bool flat_ = false;
     std::set<std::string> combines_; // the group_reduce combine ops the kernel uses
     bool online_ = false;            // an online max/sum pair (softmax) is reduced
     bool uses_wrap_ = false;         // a read wraps around the row (column_at)
@@ -617,7 +502,7 @@ std::string Emitter::row_start(const Tensor& t) {
     }
     if (t.role == Role::Table) return at + " * " + kernel_dim(ir::column_dim(t));
     if (t.role != Role::Rows) return at;
-    return at + " * " + (flat_ ? "cols" : kernel_dim(ir::column_dim(t)));
+    return at + " * " + (layout_.flat ? "cols" : kernel_dim(ir::column_dim(t)));
 }
 
 // The fused_row / reduction context: the passes over the row, then the outputs.
@@ -706,12 +591,7 @@ json Emitter::row_context() {
     if (!caches.ahead.empty())
         constants_.push_back(
             {{"name", "kAheadMaxChunks"}, {"value", std::to_string(plan.ahead_max_chunks)}});
-    std::vector<std::string> lines;
-    lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
-    lines.push_back("cudaError_t status = cudaSuccess;");
-    for (std::string& l : ladder_lines(plan, host_axis(col_axis)))
-        lines.push_back(std::move(l));
-    ctx["launch_lines"] = string_list(lines);
+    ctx["launch_lines"] = string_list(host().row_launch(plan));
     return ctx;
 }
 
@@ -913,35 +793,6 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
     return body;
 }
 
-// The host's if/else over a row launch plan: `status = launch_rows<...>(...)` for the
-// first variant whose row length fits, `cols` the row length on the host.
-std::vector<std::string> Emitter::ladder_lines(const RowLaunchPlan& plan, const std::string& cols) {
-    const std::string call_args = "rows, stream.stream(), " + join(kernel_params(false), ", ");
-    auto launch = [&](const RowVariant& v) {
-        const std::string threads = v.threads == kWarpThreads    ? "kWarpSize"
-                                    : v.threads == kBlockThreads ? "kBlockThreads"
-                                                                 : std::to_string(v.threads);
-        const std::string vec = v.vectorized && plan.vector_width != 1 ? "kVectorWidth" : "1";
-        return "    status = launch_rows<" + threads + ", " + vec + ", " +
-               std::to_string(v.chunks) + ">(" + call_args + ");";
-    };
-    std::vector<std::string> lines;
-    for (size_t k = 0; k < plan.ladder.size(); ++k) {
-        const RowVariant& v = plan.ladder[k];
-        std::string test = v.vectorized ? "vectorized" : "";
-        if (v.max_cols) test += " && " + cols + " <= " + std::to_string(*v.max_cols);
-        if (k == 0)
-            lines.push_back("if (" + test + ") {");
-        else if (test.empty())
-            lines.push_back("} else {");
-        else
-            lines.push_back("} else if (" + test + ") {");
-        lines.push_back(launch(v));
-    }
-    lines.push_back("}");
-    return lines;
-}
-
 // The gated / elementwise context: one device function per output.
 // One output's element as a device function of the values it reads (loads at
 // the row and column, scalars, sizes, counters), with its arguments in the
@@ -1052,12 +903,12 @@ Emitter::ElementFn Emitter::element_fn(size_t i) {
 json Emitter::gated_context() {
     // Flat: every tensor is rows x cols read at the same column, so the whole
     // tensor is one long row and only its very end needs the scalar tail.
-    flat_ = true;
+    layout_.flat = true;
     for (const auto* list : {&ir_.inputs, &ir_.outputs})
         for (const Tensor& t : *list)
             if (t.role != Role::Scalar && t.role != Role::Unread &&
                 (t.role != Role::Rows || ir::is_broadcast(t) || !(ir::column_dim(t) == row_dim())))
-                flat_ = false; // a broadcast tensor has rows of its own
+                layout_.flat = false; // a broadcast tensor has rows of its own
     std::function<bool(const ir::Expr&)> plain = [&](const ir::Expr& e) {
         if (e->op == ir::Op::Load && (e->col_offset || e->col_wrap || e->col_div)) return false;
         if (e->op == ir::Op::AxisSize || e->op == ir::Op::Reduce || e->op == ir::Op::Column ||
@@ -1066,7 +917,7 @@ json Emitter::gated_context() {
         return std::all_of(e->args.begin(), e->args.end(), plain);
     };
     for (const auto& v : ir_.values)
-        flat_ = flat_ && plain(v);
+        layout_.flat = layout_.flat && plain(v);
 
     json elements = json::array(), outputs = json::array();
     std::vector<std::string> vector_body, vector_stores, tail_body;
@@ -1105,7 +956,7 @@ json Emitter::gated_context() {
     ctx["chunk_views"] = string_list(chunk_loads.views);
     // A row's last chunk is partial only in a flat launch: otherwise the vectorized launch asks
     // for whole vectors in every output row (vector_conditions), and the rows are the outputs'.
-    bool whole_rows = !flat_;
+    bool whole_rows = !layout_.flat;
     for (const Tensor& out : ir_.outputs)
         if (out.role == Role::Rows && !(ir::column_dim(out) == row_dim())) whole_rows = false;
     ctx["has_tail"] = !whole_rows;
@@ -1118,332 +969,14 @@ json Emitter::gated_context() {
     ctx["row_cols"] = row_dim().scale == 1 ? std::string("cols") : kernel_dim(row_dim());
 
     // Launch: the plan (launch_plan.h), rendered as the host's if/else.
-    const ElementLaunchPlan plan = plan_element_launch(vector_width(), flat_);
+    const ElementLaunchPlan plan = plan_element_launch(vector_width(), layout_.flat);
     constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
     constants_.push_back({{"name", "kMaxGridRows"}, {"value", std::to_string(plan.max_grid_rows)}});
     constants_.push_back(
         {{"name", "kMaxGridColumns"}, {"value", std::to_string(plan.max_grid_columns)}});
-    std::string cols = host_dim(row_dim());
-    std::vector<std::string> call = kernel_params(false);
-    // The flat launch passes rows = 1 and cols = every element.
-    if (plan.flat) {
-        for (auto& a : call) {
-            if (a == "rows")
-                a = "1";
-            else if (a == "cols")
-                a = "rows * " + cols;
-        }
-    }
-    const std::string shape_args = plan.flat ? "1, rows * " + cols : "rows, " + cols;
-    const std::string call_args = shape_args + ", stream.stream(), " + join(call, ", ");
-    std::vector<std::string> lines;
-    lines.push_back("const bool vectorized = " + join(vector_conditions(), " && ") + ";");
-    lines.push_back("cudaError_t status = cudaSuccess;");
-    for (size_t k = 0; k < plan.ladder.size(); ++k) {
-        const bool vectors = plan.ladder[k].vectorized;
-        const bool last = k + 1 == plan.ladder.size();
-        lines.push_back(k == 0 ? "if (vectorized) {"
-                        : last ? "} else {"
-                               : "} else if (vectorized) {");
-        lines.push_back(std::string("    status = launch_elements<") +
-                        (vectors ? "kVectorWidth" : "1") + ", " +
-                        std::to_string(plan.ladder[k].chunks) + ">(" + call_args + ");");
-    }
-    lines.push_back("}");
-    ctx["launch_lines"] = string_list(lines);
+    ctx["launch_lines"] = string_list(host().element_launch(plan));
     ctx["block_reduce"] = false;
     return ctx;
-}
-
-// Conditions for 16-byte vectors: aligned pointers, and row starts and
-// offsets on whole vectors.
-std::vector<std::string> Emitter::vector_conditions() {
-    std::vector<std::string> conds;
-    std::set<std::string> dims;
-    auto add_tensor = [&](const Tensor& t, const std::string& name) {
-        if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread ||
-            t.role == Role::ColumnSum || t.role == Role::RowSum || t.role == Role::Table)
-            return;
-        conds.push_back("aligned16(" + name + ")");
-        if (!flat_ && t.role == Role::Rows) dims.insert(host_dim(ir::column_dim(t)));
-    };
-    // A tensor over a merged row's outer axis alone is read element by element.
-    auto divided_only = [&](int input) {
-        bool plain = false, divided = false;
-        for (const ir::Expr& v : ir_.values)
-            ir::visit(v, [&](const ir::Node& n) {
-                if (n.op != ir::Op::Load || n.index != input) return;
-                (n.col_div ? divided : plain) = true;
-            });
-        return divided && !plain;
-    };
-    for (size_t i = 0; i < ir_.inputs.size(); ++i)
-        if (!divided_only(static_cast<int>(i)))
-            add_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
-    for (size_t i = 0; i < ir_.outputs.size(); ++i)
-        add_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
-    for (const auto& [key, name] : offset_names_) {
-        if (key.offset) dims.insert(host_dim(*key.offset));
-        if (key.wrap) dims.insert(host_dim(*key.wrap));
-    }
-    // A pass runs whole vectors over its reduction's extent, which no tensor may have (a
-    // constant loop `for k from 1 to 3` summing a per-row value): it must be whole too.
-    for (const ir::Expr& v : ir_.values)
-        ir::visit(v, [&](const ir::Node& n) {
-            if (n.op == ir::Op::Reduce) dims.insert(host_dim(n.extent));
-        });
-    for (const auto& d : dims)
-        conds.push_back("(" + d + ") % kVectorWidth == 0");
-    if (conds.empty()) conds.push_back("true");
-    return conds;
-}
-
-// Kernel parameters (with types) or the matching launch arguments.
-std::vector<std::string> Emitter::kernel_params(bool with_types) {
-    std::vector<std::string> out;
-    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
-        const Tensor& t = ir_.inputs[i];
-        std::string name = input_name(static_cast<int>(i));
-        if (t.role == Role::Unread || t.size) continue; // the kernel never reads it
-        if (t.role == Role::Scalar && !t.tensor_scalar()) {
-            out.push_back(with_types ? "float " + name : "static_cast<float>(" + name + ")");
-            continue;
-        }
-        std::string type = *cuda_type(t.dtype);
-        out.push_back(with_types ? "const " + type + "* __restrict__ " + name
-                                 : "static_cast<const " + type + "*>(" + name + ".data_ptr())");
-    }
-    for (size_t i = 0; i < ir_.outputs.size(); ++i) {
-        const Tensor& t = ir_.outputs[i];
-        if (t.role == Role::ColumnSum) continue; // written by its own kernels
-        std::string name = output_name(static_cast<int>(i));
-        if (t.role == Role::RowSum) { // the row kernel writes its per-row sums, in fp32
-            out.push_back(with_types ? "float* __restrict__ " + name + "_rows"
-                                     : "static_cast<float*>(" + name + "_rows.data_ptr())");
-            continue;
-        }
-        std::string type = *cuda_type(t.dtype);
-        out.push_back(with_types ? type + "* __restrict__ " + name
-                                 : "static_cast<" + type + "*>(" + name + ".data_ptr())");
-    }
-    out.push_back(with_types ? "int64_t rows" : "rows");
-    if (op_.family == Family::GatedActivation || !is_const(ir_.column_axis))
-        out.push_back(with_types ? "int64_t cols" : "cols");
-    for (int axis : kernel_axes_) {
-        if (axis == ir_.column_axis && !flat_) continue;
-        out.push_back(with_types ? "int64_t " + identifier(ir_.axes[axis].name) : host_axis(axis));
-    }
-    return out;
-}
-
-std::string Emitter::run_signature() const {
-    std::vector<std::string> params;
-    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
-        const Tensor& t = ir_.inputs[i];
-        std::string name = input_name(static_cast<int>(i));
-        if (t.role != Role::Scalar || t.tensor_scalar()) {
-            params.push_back("const at::Tensor& " + name);
-        } else if (t.dtype == DType::Bool) {
-            params.push_back("bool " + name);
-        } else if (is_floating(t.dtype)) {
-            params.push_back("double " + name);
-        } else {
-            params.push_back("int64_t " + name);
-        }
-    }
-    std::string ret = "void";
-    if (options_.destination_passing) {
-        for (size_t i = 0; i < ir_.outputs.size(); ++i)
-            params.push_back("const at::Tensor& " + output_name(static_cast<int>(i)));
-    } else if (ir_.outputs.size() == 1) {
-        ret = "at::Tensor";
-    } else {
-        std::vector<std::string> types(ir_.outputs.size(), "at::Tensor");
-        ret = "std::tuple<" + join(types, ", ") + ">";
-    }
-    return ret + " run(" + join(params, ", ") + ")";
-}
-
-// TORCH_CHECKs on every tensor, the axis sizes, and (return style) the outputs.
-std::vector<std::string> Emitter::host_checks(std::vector<std::string>& allocs) {
-    std::vector<std::string> lines;
-    std::set<int> bound;
-    auto check_tensor = [&](const Tensor& t, const std::string& name) {
-        const std::string q = "\"" + t.name;
-        lines.push_back("TORCH_CHECK(" + name + ".device() == stream.device(), " + q +
-                        " must be on the launch's device \", stream.device(), \", got \", " + name +
-                        ".device());");
-        lines.push_back("TORCH_CHECK(" + name + ".scalar_type() == " + scalar_type_enum(t.dtype) +
-                        ", " + q + " must be " + ir::benchmark_name(t.dtype) + ", got \", " + name +
-                        ".scalar_type());");
-        lines.push_back("TORCH_CHECK(" + name + ".is_contiguous(), " + q +
-                        " must be contiguous\");");
-        // A scalar passed as a one-element tensor is 1-d of size 1.
-        const bool one_element = t.scalar_form == ir::ScalarForm::OneElement;
-        const std::string rank = std::to_string(one_element ? 1 : ir::real_shape(ir_, t).size());
-        lines.push_back("TORCH_CHECK(" + name + ".dim() == " + rank + ", " + q + " must be " +
-                        rank + "-d, got \", " + name + ".dim());");
-        if (one_element)
-            lines.push_back("TORCH_CHECK(" + name + ".size(0) == 1, " + q +
-                            " must hold one element, got \", " + name + ".size(0));");
-    };
-    auto bind_dims = [&](const Tensor& t, const std::string& name) {
-        const std::vector<Dim> shape = ir::real_shape(ir_, t); // a merged row's parts
-        for (size_t d = 0; d < shape.size(); ++d) {
-            const Dim& dim = shape[d];
-            std::string size = name + ".size(" + std::to_string(d) + ")";
-            const std::string& axis = ir_.axes[dim.axis].name;
-            if (!bound.count(dim.axis) && !is_const(dim.axis)) {
-                bound.insert(dim.axis);
-                if (dim.scale == 1) {
-                    lines.push_back("const int64_t " + host_axis(dim.axis) + " = " + size + ";");
-                } else {
-                    std::string k = std::to_string(dim.scale);
-                    lines.push_back("TORCH_CHECK(" + size + " % " + k + " == 0, \"" + t.name +
-                                    ".size(" + std::to_string(d) + ") must be a multiple of " + k +
-                                    ", got \", " + size + ");");
-                    lines.push_back("const int64_t " + host_axis(dim.axis) + " = " + size + " / " +
-                                    k + ";");
-                }
-                continue;
-            }
-            std::string expected = host_dim(dim);
-            lines.push_back("TORCH_CHECK(" + size + " == " + expected + ", \"" + t.name + ".size(" +
-                            std::to_string(d) + ") must be " +
-                            (dim.scale == 1 ? axis : std::to_string(dim.scale) + " * " + axis) +
-                            " (\", " + expected + ", \"), got \", " + size + ");");
-        }
-    };
-    for (size_t i = 0; i < ir_.inputs.size(); ++i)
-        if (ir_.inputs[i].role != Role::Scalar || ir_.inputs[i].tensor_scalar())
-            check_tensor(ir_.inputs[i], input_name(static_cast<int>(i)));
-    if (options_.destination_passing)
-        for (size_t i = 0; i < ir_.outputs.size(); ++i)
-            check_tensor(ir_.outputs[i], output_name(static_cast<int>(i)));
-    for (size_t i = 0; i < ir_.inputs.size(); ++i)
-        if (ir_.inputs[i].role != Role::Scalar)
-            bind_dims(ir_.inputs[i], input_name(static_cast<int>(i)));
-    // A Table's rows must hold every position the op reads (the interpreter's range error).
-    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
-        const Tensor& t = ir_.inputs[i];
-        if (t.role != Role::Table) continue;
-        int64_t need = 0;
-        for (const ir::Expr& v : ir_.values)
-            ir::visit(v, [&](const ir::Node& n) {
-                if (n.op == ir::Op::Load && n.index == static_cast<int>(i) && n.fixed_column)
-                    need = std::max(need,
-                                    *n.fixed_column >= 0 ? *n.fixed_column + 1 : -*n.fixed_column);
-            });
-        const std::string width = host_dim(ir::column_dim(t));
-        lines.push_back("TORCH_CHECK(" + width + " >= " + std::to_string(need) + ", \"" + t.name +
-                        " is read at position " + std::to_string(need) +
-                        " of its rows, which hold \", " + width + ", \" values\");");
-    }
-    // An Int parameter passed as a scalar gives its axis, or must agree with the tensors.
-    for (size_t i = 0; i < ir_.inputs.size(); ++i) {
-        const Tensor& t = ir_.inputs[i];
-        if (!t.size) continue;
-        const std::string name = input_name(static_cast<int>(i));
-        lines.push_back("TORCH_CHECK(" + name + " >= 0, \"" + t.name +
-                        " is a size and must not be negative, got \", " + name + ");");
-        if (!t.size->axis) continue; // the op never uses it
-        const int axis = *t.size->axis;
-        if (bound.count(axis) || is_const(axis)) {
-            lines.push_back("TORCH_CHECK(" + name + " == " + host_axis(axis) + ", \"" + t.name +
-                            " must equal " + ir_.axes[axis].name + " (\", " + host_axis(axis) +
-                            ", \"), got \", " + name + ");");
-        } else {
-            bound.insert(axis);
-            if (host_axis(axis) != name) // else the parameter is the axis already
-                lines.push_back("const int64_t " + host_axis(axis) + " = " + name + ";");
-        }
-    }
-    if (options_.destination_passing) {
-        for (size_t i = 0; i < ir_.outputs.size(); ++i)
-            bind_dims(ir_.outputs[i], output_name(static_cast<int>(i)));
-    } else {
-        for (size_t i = 0; i < ir_.outputs.size(); ++i) {
-            const Tensor& t = ir_.outputs[i];
-            std::vector<std::string> sizes;
-            for (const Dim& d : ir::real_shape(ir_, t))
-                sizes.push_back(host_dim(d));
-            allocs.push_back("const at::Tensor " + output_name(static_cast<int>(i)) +
-                             " = torch::empty({" + join(sizes, ", ") +
-                             "}, torch::TensorOptions().dtype(" + scalar_type_enum(t.dtype) +
-                             ").device(stream.device()));");
-        }
-    }
-    // A merged row (r2 §8) runs over the product of its parts.
-    for (int a = 0; a < static_cast<int>(ir_.axes.size()); ++a) {
-        if (ir_.axes[a].parts.empty() || is_const(a)) continue;
-        std::vector<std::string> parts;
-        for (int p : ir_.axes[a].parts)
-            parts.push_back(host_axis(p));
-        lines.push_back("const int64_t " + host_axis(a) + " = " + join(parts, " * ") + ";");
-    }
-    for (const auto& [a, b] : ir_.equal_axes)
-        lines.push_back("TORCH_CHECK(" + host_axis(a) + " == " + host_axis(b) + ", \"" +
-                        ir_.axes[b].name + " must equal " + ir_.axes[a].name +
-                        " (one axis of the definition), got \", " + host_axis(b) + ", \" and \", " +
-                        host_axis(a) + ");");
-    for (int a = 0; a < static_cast<int>(ir_.axes.size()); ++a)
-        if (is_const(a)) {
-            constants_.push_back({{"name", constant_name(ir_.axes[a].name)},
-                                  {"value", std::to_string(*ir_.axes[a].value)}});
-        }
-    if (ir::row_set_count(ir_) == 1) // else each row set counts its own (run_row_sets)
-        for (const std::string& l : row_count_lines())
-            lines.push_back(l);
-    for (size_t i = 0; i < ir_.outputs.size(); ++i) // a sum over rows: its per-row sums
-        if (ir_.outputs[i].role == Role::RowSum) {
-            if (ir::row_set_count(ir_) != 1)
-                errors_.push_back("a sum over rows in an op of several row sets");
-            lines.push_back("const at::Tensor " + output_name(static_cast<int>(i)) +
-                            "_rows = torch::empty({rows}, torch::TensorOptions().dtype("
-                            "at::ScalarType::Float).device(stream.device()));");
-        }
-    return lines;
-}
-
-// `rows` (and `cols` when the kernel takes it) for the launches.
-std::vector<std::string> Emitter::row_count_lines() const {
-    std::vector<std::string> lines;
-    std::vector<std::string> row_sizes;
-    for (int a : ir_.row_axes)
-        row_sizes.push_back(host_axis(a));
-    lines.push_back("const int64_t rows = " + (row_sizes.empty() ? "1" : join(row_sizes, " * ")) +
-                    ";");
-    lines.push_back("TORCH_CHECK(rows < (int64_t{1} << 31), \"" + ir_.name +
-                    ": too many rows for one launch: \", rows);");
-    // A flattened elementwise launch takes rows * cols and never needs `cols`.
-    const bool kernel_takes_cols =
-        op_.family == Family::GatedActivation ? !flat_ : !is_const(ir_.column_axis);
-    if (kernel_takes_cols && host_axis(ir_.column_axis) != "cols")
-        lines.push_back("const int64_t cols = " + host_axis(ir_.column_axis) + ";");
-    return lines;
-}
-
-// When the launches have nothing to do, and the column sums to zero then (a sum
-// over no rows is zero).
-std::string Emitter::empty_test() const {
-    return op_.family == Family::GatedActivation ? "rows == 0 || " + host_dim(row_dim()) + " == 0"
-                                                 : "rows == 0";
-}
-
-// The outputs as run() returns them (return style): one tensor, or a tuple.
-std::string Emitter::returned() const {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < ir_.outputs.size(); ++i)
-        names.push_back(output_name(static_cast<int>(i)));
-    return names.size() == 1 ? names[0] : "{" + join(names, ", ") + "}";
-}
-
-std::string Emitter::zero_sums() const {
-    std::string zero;
-    for (size_t i = 0; i < ir_.outputs.size(); ++i)
-        if (ir_.outputs[i].role == Role::ColumnSum || ir_.outputs[i].role == Role::RowSum)
-            zero += output_name(static_cast<int>(i)) + ".zero_(); ";
-    return zero;
 }
 
 // Column reductions, deterministic without atomics: a first kernel gives each
@@ -1485,26 +1018,13 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
     if (column_sums_.empty()) return {row_sum_kernels, row_sum_launch};
     for (int axis : ir_.row_axes) // the kept counts below read the row axes
         kernel_axis(axis);
-    const std::vector<std::string> params = kernel_params(true);
-    const std::vector<std::string> args = kernel_params(false);
-    const std::string cols = host_dim(row_dim());
-    std::vector<std::string> launch;
-    // A launch, skipped when its grid is empty (no rows or no columns).
-    auto launch_lines = [&](const std::string& nonempty, const std::string& grid,
-                            const std::string& call) {
-        launch.push_back("if (status == cudaSuccess && " + nonempty + ") {");
-        launch.push_back("    cudaLaunchConfig_t config = {};");
-        launch.push_back("    config.gridDim = " + grid + ";");
-        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
-        launch.push_back("    config.stream = stream.stream();");
-        launch.push_back("    status = cudaLaunchKernelEx(&config, " + call + ");");
-        launch.push_back("}");
-    };
+    // The kernels' parameters as they stand now: the row pointers below may add axes.
+    const HostBinder binder = host();
+    const std::string params = join(binder.kernel_params(true), ", ");
     json sums = json::array();
-    bool chunked = false;
+    std::vector<ColumnSumLaunch> launches;
     for (const ElementFn& s : column_sums_) {
         const Tensor& out = ir_.outputs[static_cast<size_t>(s.output)];
-        const std::string type = *cuda_type(out.dtype);
         const std::string all_args = join(s.tail_args, ", ");
         std::vector<std::string> pointers; // the row pointers the element reads
         for (const std::string& line : row_pointer_lines(false)) {
@@ -1518,52 +1038,19 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
                         {"function", s.function},
                         {"params", s.element["params"]},
                         {"body", s.element["body"]},
-                        {"type", type},
-                        {"kernel_params", join(params, ", ")},
+                        {"type", *cuda_type(out.dtype)},
+                        {"kernel_params", params},
                         {"cols", "(" + kernel_dim(row_dim()) + ")"},
                         {"row_pointers", string_list(pointers)},
                         {"args", all_args},
                         {"row_of", all_rows ? std::string() : kept_row(out.row_subset)},
                         {"over_all_rows", all_rows}});
-        const std::string out_ptr = "static_cast<" + type + "*>(" + s.name + ".data_ptr())";
-        if (all_rows) {
-            if (!chunked) { // one chunking, shared by every such output
-                chunked = true;
-                launch.push_back("// Column reductions: partial sums over chunks of rows, then "
-                                 "the chunks in order.");
-                // About kSumBlocks blocks in all (a few waves on a big GPU).
-                launch.push_back("const int64_t column_blocks = (" + cols +
-                                 " + kBlockThreads - 1) / kBlockThreads;");
-                launch.push_back("const int64_t chunk_target = column_blocks > 0 ? (kSumBlocks + "
-                                 "column_blocks - 1) / column_blocks : 1;");
-                launch.push_back("const int64_t rows_per_chunk = rows > chunk_target ? (rows + "
-                                 "chunk_target - 1) / chunk_target : 1;");
-                launch.push_back("const int64_t sum_chunks = (rows + rows_per_chunk - 1) / "
-                                 "rows_per_chunk;");
-                launch.push_back("const at::Tensor partial = torch::empty({sum_chunks, " + cols +
-                                 "}, torch::TensorOptions().dtype(at::ScalarType::Float)"
-                                 ".device(stream.device()));");
-            }
-            launch_lines("column_blocks > 0 && sum_chunks > 0",
-                         "dim3(static_cast<unsigned>(column_blocks), "
-                         "static_cast<unsigned>(sum_chunks))",
-                         s.function + "_partial, " + join(args, ", ") +
-                             ", static_cast<float*>(partial.data_ptr()), rows_per_chunk");
-            launch_lines("column_blocks > 0", "dim3(static_cast<unsigned>(column_blocks))",
-                         s.function + "_finish, static_cast<const float*>(partial.data_ptr()), " +
-                             out_ptr + ", sum_chunks, static_cast<int64_t>(" + cols + ")");
-        } else {
-            std::vector<std::string> kept;
-            for (int p : out.row_subset)
-                kept.push_back(host_axis(ir_.row_axes[static_cast<size_t>(p)]));
-            const std::string count = s.name + "_kept";
-            launch.push_back("const int64_t " + count + " = " + join(kept, " * ") + ";");
-            launch_lines(count + " * " + cols + " > 0",
-                         "dim3(static_cast<unsigned>((" + count + " * " + cols +
-                             " + kBlockThreads - 1) / kBlockThreads))",
-                         s.function + "_kept, " + join(args, ", ") + ", " + out_ptr + ", " + count);
-        }
+        launches.push_back({s.name, s.function, s.output});
     }
+    std::vector<std::string> launch = binder.column_sum_launch(launches);
+    const bool chunked = std::any_of(column_sums_.begin(), column_sums_.end(), [&](const auto& s) {
+        return ir_.outputs[static_cast<size_t>(s.output)].row_subset.empty();
+    });
     if (chunked)
         constants_.push_back(
             {{"name", "kSumBlocks"}, {"value", std::to_string(plan_column_sums().target_blocks)}});
@@ -1583,32 +1070,15 @@ std::pair<std::string, std::vector<std::string>> Emitter::column_sum_code() {
 // row kernel's per-row sums, [summed rows, kept rows], over the summed rows in order.
 std::pair<std::string, std::vector<std::string>> Emitter::row_sum_code() {
     json sums = json::array();
-    std::vector<std::string> launch;
     for (size_t i = 0; i < ir_.outputs.size(); ++i) {
         const Tensor& out = ir_.outputs[i];
         if (out.role != Role::RowSum) continue;
         const std::string name = output_name(static_cast<int>(i));
-        const std::string type = *cuda_type(out.dtype);
         const std::string function = identifier(ir_.name) + "_" + name;
-        sums.push_back(
-            {{"output", out.name}, {"name", name}, {"function", function}, {"type", type}});
-        std::vector<std::string> kept;
-        for (int p : out.row_subset)
-            kept.push_back(host_axis(ir_.row_axes[static_cast<size_t>(p)]));
-        const std::string count = name + "_kept";
-        launch.push_back("// " + out.name + ": the per-row sums added over the leading rows.");
-        launch.push_back("const int64_t " + count + " = " + join(kept, " * ") + ";");
-        launch.push_back("if (status == cudaSuccess && " + count + " > 0) {");
-        launch.push_back("    cudaLaunchConfig_t config = {};");
-        launch.push_back("    config.gridDim = dim3(static_cast<unsigned>((" + count +
-                         " + kBlockThreads - 1) / kBlockThreads));");
-        launch.push_back("    config.blockDim = dim3(kBlockThreads);");
-        launch.push_back("    config.stream = stream.stream();");
-        launch.push_back("    status = cudaLaunchKernelEx(&config, " + function +
-                         "_finish, static_cast<const float*>(" + name +
-                         "_rows.data_ptr()), static_cast<" + type + "*>(" + name +
-                         ".data_ptr()), rows / " + count + ", " + count + ");");
-        launch.push_back("}");
+        sums.push_back({{"output", out.name},
+                        {"name", name},
+                        {"function", function},
+                        {"type", *cuda_type(out.dtype)}});
     }
     if (sums.empty()) return {};
     auto text = codegen::render_template("row_sum.mustache", {{"row_sums", sums}});
@@ -1618,7 +1088,34 @@ std::pair<std::string, std::vector<std::string>> Emitter::row_sum_code() {
     }
     std::string kernels = std::get<std::string>(text);
     kernels.pop_back();
-    return {kernels, launch};
+    return {kernels, host().row_sum_launch()};
+}
+
+// The host binding as the kernels stand now: a copy of their layout, with the column
+// shifts of every read so far, so that nothing flows back.
+HostBinder Emitter::host() const {
+    KernelLayout layout = layout_;
+    for (const auto& [key, name] : offset_names_) {
+        if (key.offset) layout.shifts.push_back(*key.offset);
+        if (key.wrap) layout.shifts.push_back(*key.wrap);
+    }
+    return HostBinder(op_, options_, layout);
+}
+
+// run()'s checks and allocations; what they cannot bind is an error of the emission.
+std::vector<std::string> Emitter::host_checks() {
+    std::vector<std::string> lines = host().checks(errors_);
+    add_axis_constants();
+    return lines;
+}
+
+// The fixed axes' constexprs, named by the kernels and the checks alike.
+void Emitter::add_axis_constants() {
+    for (int a = 0; a < static_cast<int>(ir_.axes.size()); ++a)
+        if (is_const(a)) {
+            constants_.push_back({{"name", constant_name(ir_.axes[a].name)},
+                                  {"value", std::to_string(*ir_.axes[a].value)}});
+        }
 }
 
 // The family's template (its kernels alone: `<family>_kernel.mustache`).
@@ -1639,7 +1136,7 @@ void Emitter::kernel_flags(json& ctx) {
     ctx["scratch_per_warp"] = online_ ? "2" : "1";
     ctx["block_threads"] = std::to_string(kBlockThreads);
     ctx["kernel_name"] = identifier(ir_.name) + "_kernel";
-    ctx["kernel_params"] = join(kernel_params(true), ", ");
+    ctx["kernel_params"] = join(host().kernel_params(true), ", ");
 }
 
 // One row set's kernels for run_row_sets(): rendered in namespace `ns`, and the
@@ -1669,28 +1166,14 @@ std::variant<Emitter::SetCode, EmitError> Emitter::set_code(const std::string& n
     code.constants = constants_;
     code.block_reduce = ctx["block_reduce"].get<bool>();
     code.wraps = uses_wrap_;
-    std::vector<std::string>& h = code.host;
-    h.push_back("{ // " + code.comment);
-    h.push_back("    using namespace " + ns + ";");
-    for (const std::string& l : row_count_lines())
-        h.push_back("    " + l);
-    const std::string zero = zero_sums();
-    if (!zero.empty()) h.push_back("    if (" + empty_test() + ") { " + zero + "}");
-    h.push_back("    if (status == cudaSuccess && !(" + empty_test() + ")) {");
-    for (const std::string& l : launch)
-        h.push_back("        " + l);
-    h.push_back("    }");
-    h.push_back("}");
+    code.host = host().row_set_block(ns, code.comment, launch);
     return code;
 }
 
 // An op of several row sets: each set's kernels in a namespace of their own, and
 // one host function that checks every tensor and launches each set in turn.
 std::variant<std::string, EmitError> Emitter::run_row_sets() {
-    std::vector<std::string> allocs;
-    std::vector<std::string> checks = host_checks(allocs);
-    for (auto& a : allocs)
-        checks.push_back(a);
+    std::vector<std::string> checks = host_checks();
     std::vector<std::string> launch{"cudaError_t status = cudaSuccess;"};
     json ctx;
     json sets = json::array();
@@ -1724,16 +1207,8 @@ std::variant<std::string, EmitError> Emitter::run() {
     if (!errors_.empty()) return EmitError{errors_.front()};
     ctx["wraps"] = uses_wrap_;
 
-    std::vector<std::string> allocs;
-    std::vector<std::string> checks = host_checks(allocs);
-    for (auto& a : allocs)
-        checks.push_back(a);
-    // Nothing to launch for an empty tensor.
-    std::string ret = options_.destination_passing ? "return;" : "return " + returned() + ";";
-    // No rows: a column reduction's sums are zeros all the same.
-    const std::string zero = zero_sums();
-    checks.push_back("if (" + empty_test() + ") " +
-                     (zero.empty() ? ret : "{ " + zero + ret + " }"));
+    std::vector<std::string> checks = host_checks();
+    checks.push_back(host().empty_return());
     std::vector<std::string> launch = ctx["launch_lines"];
     ctx.erase("launch_lines");
     kernel_flags(ctx); // the row kernel's parameters, before the column sums add theirs
@@ -1785,11 +1260,13 @@ std::variant<std::string, EmitError> Emitter::render_file(const std::string& tmp
     ctx["description_lines"] = desc;
     ctx["block_threads"] = std::to_string(kBlockThreads);
     ctx["constants"] = constants_;
-    ctx["run_signature"] = run_signature();
+    const HostBinder binder = host();
+    ctx["run_signature"] = binder.run_signature();
     ctx["checks"] = string_list(checks);
     ctx["launch"] = string_list(launch);
-    ctx["return_statement"] =
-        options_.destination_passing ? json::array() : string_list({"return " + returned() + ";"});
+    ctx["return_statement"] = options_.destination_passing
+                                  ? json::array()
+                                  : string_list({"return " + binder.returned() + ";"});
     auto rendered = render_template(tmpl, ctx);
     if (auto* err = std::get_if<TemplateError>(&rendered)) return EmitError{err->message};
     return std::get<std::string>(rendered);

@@ -1,9 +1,9 @@
 // Recognized op -> kernel.cu text.
 //
 // The family picks the template (fused_row, gated_activation, reduction); the
-// emitter prints the op's expressions into the template's slots and writes
-// the host binding around it: checks on every tensor, the axis sizes read from
-// the tensors, the launch variant (warp or block per row, cached in registers
+// emitter prints the op's expressions into the template's slots, and the host
+// binding around it (host_binder.h): checks on every tensor, the axis sizes read
+// from the tensors, the launch variant (warp or block per row, cached in registers
 // or streamed, 16-byte vectors or scalars), and the PYBIND11_MODULE.
 #pragma once
 
