@@ -1174,6 +1174,7 @@ std::variant<Emitter::SetCode, EmitError> Emitter::set_code(const std::string& n
 // one host function that checks every tensor and launches each set in turn.
 std::variant<std::string, EmitError> Emitter::run_row_sets() {
     std::vector<std::string> checks = host_checks();
+    if (!errors_.empty()) return EmitError{errors_.front()};
     std::vector<std::string> launch{"cudaError_t status = cudaSuccess;"};
     json ctx;
     json sets = json::array();
@@ -1213,6 +1214,7 @@ std::variant<std::string, EmitError> Emitter::run() {
     ctx.erase("launch_lines");
     kernel_flags(ctx); // the row kernel's parameters, before the column sums add theirs
     auto [column_sum_kernels, column_sum_launch] = column_sum_code();
+    if (!errors_.empty()) return EmitError{errors_.front()};
     launch.insert(launch.end(), column_sum_launch.begin(), column_sum_launch.end());
     ctx["column_sum_kernels"] = column_sum_kernels;
     return render_file(family_template(op_.family, false), ctx, checks, launch);
