@@ -10,8 +10,8 @@ int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
-// The threads of a row of `vectors` over a warp's: the fewest warps, from kNarrowBlockThreads
-// to kBlockThreads, whose `chunks` a thread hold it (so a known row fills its chunks).
+// The threads for a known row of `vectors` longer than a warp's: the fewest warps (from
+// kNarrowBlockThreads to kBlockThreads) that hold it at `chunks` a thread, so it fills them.
 int fewest_threads(int64_t vectors, int chunks) {
     const int64_t warps = ceil_div(vectors, static_cast<int64_t>(kWarpThreads) * chunks);
     return static_cast<int>(
