@@ -52,6 +52,7 @@ class Chip:
     shared_bytes_per_sm: int = 228 * 1024
     shared_reserved_per_block: int = 1024
     register_unit: int = 256  # registers are allocated per warp in units of this
+    wide_accesses: bool = False  # 32-byte global accesses: the launches' `wide` ladder runs
 
     def needed_bytes_in_flight(self, latency_ns: float) -> float:
         """Per SM, to stream at the nominal bandwidth (Little's law)."""
@@ -63,7 +64,7 @@ class Chip:
 H200 = Chip("H200", "sm_90", sms=132, dram_bytes_per_s=NOMINAL_GBPS["H200"] * 1e9,
             sm_clock_hz=1.98e9)
 B200 = Chip("B200", "sm_100a", sms=148, dram_bytes_per_s=NOMINAL_GBPS["B200"] * 1e9,
-            sm_clock_hz=1.5e9)
+            sm_clock_hz=1.5e9, wide_accesses=True)
 CHIPS = {c.name: c for c in (H200, B200)}
 
 
@@ -229,18 +230,23 @@ def at_row_length(k: KernelFigures, cols: int) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Launch:
     """One branch of a row kernel's generated host launch: rows of at most
-    `max_cols` columns (None: any) run `variant` when the tensors are aligned."""
+    `max_cols` columns (None: any) run `variant` when the tensors are aligned: on whole
+    16-byte vectors, or for a `wide` branch on whole 32-byte ones of `multiple` columns, on a
+    device with 32-byte accesses."""
 
     max_cols: int | None
     variant: Variant
+    wide: bool = False
+    multiple: int = 1  # a wide branch's rows are whole kWideVectorWidth vectors
 
 
-_LAUNCH = re.compile(r"if \(vectorized(?: && [^)]*? <= (\d+))?\) \{\s*status = "
+_LAUNCH = re.compile(r"if \((vectorized|wide)(?: && [^)]*? <= (\d+))?\) \{\s*status = "
                      r"launch_rows<(\w+), (\w+), (\d+)>")
 
 
 def row_launches(kernel_cu: str) -> list[Launch]:
-    """The vectorized branches of a generated row kernel's launch, in order."""
+    """The vectorized branches of a generated row kernel's launch, in order (the 32-byte
+    `wide` ones first, where it has them)."""
     constants = {m.group(1): int(m.group(2)) for m in
                  re.finditer(r"constexpr int(?:64_t)? (k\w+) = (\d+);", kernel_cu)}
     constants["kWarpSize"] = constants.get("kWarpSize", 32)
@@ -248,13 +254,19 @@ def row_launches(kernel_cu: str) -> list[Launch]:
     def value(token: str) -> int:
         return int(token) if token.isdigit() else constants[token]
 
-    return [Launch(int(m.group(1)) if m.group(1) else None,
-                   Variant(value(m.group(2)), value(m.group(3)), value(m.group(4))))
+    wide_width = constants.get("kWideVectorWidth", 1)
+    return [Launch(int(m.group(2)) if m.group(2) else None,
+                   Variant(value(m.group(3)), value(m.group(4)), value(m.group(5))),
+                   wide=m.group(1) == "wide", multiple=wide_width if m.group(1) == "wide" else 1)
             for m in _LAUNCH.finditer(kernel_cu)]
 
 
-def launched(launches: list[Launch], cols: int) -> Variant | None:
-    return next((l.variant for l in launches if l.max_cols is None or cols <= l.max_cols), None)
+def launched(launches: list[Launch], cols: int, wide: bool = False) -> Variant | None:
+    """The variant rows of `cols` columns take (aligned tensors), on a device with 32-byte
+    accesses when `wide` (Chip.wide_accesses)."""
+    return next((l.variant for l in launches
+                 if (not l.wide or (wide and cols % l.multiple == 0))
+                 and (l.max_cols is None or cols <= l.max_cols)), None)
 
 
 def bundle_figures(bundle: Path, chip: Chip = H200) -> list[KernelFigures]:
@@ -320,8 +332,8 @@ def workload_row_lengths(bundle: Path, min_elements: int) -> list[int]:
 
 
 def per_row_length(kernels: list[KernelFigures], kernel_cu: str, definition: dict,
-                   lengths: list[int] | None = None) -> list[RowFigures]:
-    """The vectorized kernel each row length launches (`lengths`, by default
+                   lengths: list[int] | None = None, chip: Chip = H200) -> list[RowFigures]:
+    """The vectorized kernel each row length launches on `chip` (`lengths`, by default
     row_lengths(definition)), and its bytes in flight there."""
     launches = row_launches(kernel_cu)
     vector = [k for k in kernels if k.variant and not k.variant.is_fallback]
@@ -331,7 +343,7 @@ def per_row_length(kernels: list[KernelFigures], kernel_cu: str, definition: dic
         lengths = row_lengths(definition) or []
     out = []
     for cols in lengths:
-        variant = launched(launches, cols)
+        variant = launched(launches, cols, chip.wide_accesses)
         if variant is None:
             raise ValueError(f"no vectorized launch takes rows of {cols} columns")
         if cols % variant.vector:
@@ -347,7 +359,7 @@ def bundle_rows(bundle: Path, chip: Chip = H200) -> list[RowFigures]:
     kernels = bundle_figures(bundle, chip)
     definition = json.loads((bundle / "definition.json").read_text())
     sources = "".join(p.read_text() for p in sorted(bundle.glob("*.cu")))
-    return per_row_length(kernels, sources, definition)
+    return per_row_length(kernels, sources, definition, chip=chip)
 
 
 def markdown_row(bundle: str, r: RowFigures, need: float) -> str:

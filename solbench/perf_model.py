@@ -270,7 +270,7 @@ def estimates(kernels: list[KernelFigures], defn: Definition, source: str, chip:
     out = []
     for c in lengths(defn, cols):
         if launches:
-            variant = launched(launches, c)
+            variant = launched(launches, c, chip.wide_accesses)
             kernel = next((k for k in vector if k.variant == variant), None)
         else:  # gated: one vector kernel for every shape
             kernel = vector[0] if vector else None

@@ -44,12 +44,19 @@ class Instruction:
 
     @property
     def load_bytes(self) -> int:
-        """Bytes one thread's global load moves (LDG.E.128: 16)."""
+        """Bytes one thread's global load moves (LDG.E.128: 16; sm_100's LDG.E.ENL2.256: 32)."""
         parts = self.opcode.split(".")
-        for width, size in (("128", 16), ("64", 8), ("U16", 2), ("S16", 2), ("U8", 1), ("S8", 1)):
+        for width, size in (("256", 32), ("128", 16), ("64", 8), ("U16", 2), ("S16", 2),
+                            ("U8", 1), ("S8", 1)):
             if width in parts:
                 return size
         return 4
+
+    @property
+    def is_pair(self) -> bool:
+        """sm_100's 32-byte accesses (ENL2): two register operands of 4 registers each, the
+        destinations of a load (LDG.E.ENL2.256 R4, R8, [...]) or the data of a store."""
+        return "ENL2" in self.opcode.split(".")
 
     def _registers(self, operands: tuple[str, ...], wide: int = 1) -> set[int]:
         regs: set[int] = set()
@@ -62,13 +69,15 @@ class Instruction:
     def written(self) -> set[int]:
         if not self.operands or self.opcode.startswith(_NO_DESTINATION):
             return set()
+        if self.is_pair:
+            return self._registers(self.operands[:2], 4)
         wide = self.load_bytes // 4 if self.is_global_load else 1
         return self._registers(self.operands[:1], max(wide, 1))
 
     def read(self) -> set[int]:
         if self.opcode.startswith(_NO_DESTINATION):
-            return self._registers(self.operands)
-        return self._registers(self.operands[1:])
+            return self._registers(self.operands, 4 if self.is_pair else 1)
+        return self._registers(self.operands[2 if self.is_pair else 1:])
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ class Region:
     last: int  # address of the last one (a loop's backward branch)
     is_loop: bool
     loads: int  # global loads in the region
-    vector_loads: int  # of those, 16-byte loads
+    vector_loads: int  # of those, 16-byte (or sm_100's 32-byte) loads
     peak_loads_in_flight: int
     peak_bytes_in_flight: int  # per thread
     instructions: int = 0  # in the region (a loop's body once)
@@ -148,7 +157,7 @@ def _scan(items: list[Instruction | str], first: int, last: int, is_loop: bool) 
         pending = [p for p in pending if not (p[0] & touched)]
         if item.is_global_load:
             loads += 1
-            vector += item.load_bytes == 16
+            vector += item.load_bytes >= 16
             pending.append((item.written(), item.load_bytes))
             peak = max(peak, len(pending))
             peak_bytes = max(peak_bytes, sum(b for _, b in pending))

@@ -14,6 +14,7 @@ extern __shared__ __align__(16) unsigned char smem[];
 namespace {
 constexpr int kBlockThreads = 256;
 constexpr int64_t kVectorWidth = 8;
+constexpr int64_t kWideVectorWidth = 16;
 constexpr int64_t kAheadMaxChunks = 16;
 constexpr int64_t kHiddenSize = 4096;
 
@@ -47,15 +48,39 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
     return __float2bfloat16_rn(v);
 }
 
+// 32 bytes of a row, two 16-byte words, in one access on sm_100 on (the struct's copy is
+// LDG.E.ENL2.256 or STG.E.ENL2.256 there) and in two below it, where the host launches no
+// 32-byte vectors (wide_accesses).
+struct __align__(32) WordPair {
+    uint4 lo, hi;
+};
+
+__device__ __forceinline__ WordPair load_pair(const WordPair* __restrict__ p) {
+#if defined(__CUDA_ARCH__)
+    return *p;
+#else
+    return __ldg(p); // the CPU backend's load trace records __ldg (load_trace.h)
+#endif
+}
+
 // Reads kVec consecutive elements at p (16-byte aligned when a vector spans
 // whole 16-byte words) as floats, with 16-byte loads where it can.
 template <int kVec, typename T>
 __device__ __forceinline__ void load_vec(const T* __restrict__ p, float (&out)[kVec]) {
     if constexpr (kVec * sizeof(T) % 16 == 0) {
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
+        if constexpr (kVec * sizeof(T) % 32 == 0) { // a 32-byte vector: a pair of words an access
+#pragma unroll
+            for (int w = 0; w < kVec / kPerWord; w += 2) {
+                const WordPair pair = load_pair(reinterpret_cast<const WordPair*>(p) + w / 2);
+                word_to_floats<T>(pair.lo, out + w * kPerWord);
+                word_to_floats<T>(pair.hi, out + (w + 1) * kPerWord);
+            }
+        } else { // 16-byte vectors
 #pragma unroll
         for (int w = 0; w < kVec / kPerWord; ++w) {
             word_to_floats<T>(__ldg(reinterpret_cast<const uint4*>(p) + w), out + w * kPerWord);
+        }
         }
     } else {
 #pragma unroll
@@ -68,6 +93,16 @@ template <int kVec, typename T>
 __device__ __forceinline__ void store_vec(T* __restrict__ p, const float (&in)[kVec]) {
     if constexpr (kVec * sizeof(T) % 16 == 0) {
         constexpr int kPerWord = 16 / static_cast<int>(sizeof(T));
+        if constexpr (kVec * sizeof(T) % 32 == 0) { // a 32-byte vector: a pair of words an access
+#pragma unroll
+            for (int w = 0; w < kVec / kPerWord; w += 2) {
+                WordPair pair;
+                T* elems = reinterpret_cast<T*>(&pair);
+#pragma unroll
+                for (int j = 0; j < 2 * kPerWord; ++j) elems[j] = from_float<T>(in[w * kPerWord + j]);
+                reinterpret_cast<WordPair*>(p)[w / 2] = pair;
+            }
+        } else { // 16-byte vectors
 #pragma unroll
         for (int w = 0; w < kVec / kPerWord; ++w) {
             uint4 word;
@@ -75,6 +110,7 @@ __device__ __forceinline__ void store_vec(T* __restrict__ p, const float (&in)[k
 #pragma unroll
             for (int j = 0; j < kPerWord; ++j) elems[j] = from_float<T>(in[w * kPerWord + j]);
             reinterpret_cast<uint4*>(p)[w] = word;
+        }
         }
     } else {
 #pragma unroll
@@ -84,6 +120,18 @@ __device__ __forceinline__ void store_vec(T* __restrict__ p, const float (&in)[k
 
 bool aligned16(const at::Tensor& t) {
     return reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
+}
+
+bool aligned32(const at::Tensor& t) {
+    return reinterpret_cast<uintptr_t>(t.data_ptr()) % 32 == 0;
+}
+
+// Whether the launch's device has 32-byte global accesses: compute capability 10.0 on (B200).
+bool wide_accesses(const at::cuda::CUDAStream& stream) {
+    int major = 0;
+    return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                  stream.device_index()) == cudaSuccess &&
+           major >= 10;
 }
 
 constexpr int kWarpSize = 32;
@@ -164,6 +212,27 @@ __device__ __forceinline__ Word load_word_if(bool take, const Word* __restrict__
     return w;
 }
 
+// The pair of words at p when `take`, else zeros: one predicated 32-byte load on sm_100 on,
+// two 16-byte ones below it (where the host launches no 32-byte vectors).
+__device__ __forceinline__ WordPair load_pair_if(bool take, const WordPair* __restrict__ p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+    WordPair w = {make_uint4(0u, 0u, 0u, 0u), make_uint4(0u, 0u, 0u, 0u)};
+    asm("{\n\t.reg .pred take;\n\tsetp.ne.b32 take, %8, 0;\n\t"
+        "@take ld.global.nc.v8.b32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%9];\n\t}"
+        : "+r"(w.lo.x), "+r"(w.lo.y), "+r"(w.lo.z), "+r"(w.lo.w), "+r"(w.hi.x), "+r"(w.hi.y),
+          "+r"(w.hi.z), "+r"(w.hi.w)
+        : "r"(static_cast<int>(take)), "l"(p));
+    return w;
+#elif defined(__CUDA_ARCH__)
+    const uint4* words = reinterpret_cast<const uint4*>(p);
+    return {load_word_if(take, words), load_word_if(take, words + 1)};
+#else
+    WordPair w = {make_uint4(0u, 0u, 0u, 0u), make_uint4(0u, 0u, 0u, 0u)};
+    if (take) w = __ldg(p);
+    return w;
+#endif
+}
+
 // A row input's chunks held in registers: the raw 16-byte words when a chunk is whole words
 // (converted at each use: half the registers of floats for 16-bit types, and no conversion
 // standing between one chunk's loads and the next one's), else floats. kChunks == 0: none
@@ -184,9 +253,19 @@ __device__ __forceinline__ void fill_chunk(bool take, const T* __restrict__ p,
                                            RowCache<kChunks, kVec, T>& cache, int chunk) {
     using Cache = RowCache<kChunks, kVec, T>;
     if constexpr (Cache::kWords) {
+        if constexpr (Cache::kSlots % 2 == 0) { // a 32-byte vector: a pair of words an access
+#pragma unroll
+            for (int w = 0; w < Cache::kSlots; w += 2) {
+                const WordPair pair =
+                    load_pair_if(take, reinterpret_cast<const WordPair*>(p) + w / 2);
+                cache.slot[chunk][w] = pair.lo;
+                cache.slot[chunk][w + 1] = pair.hi;
+            }
+        } else { // 16-byte vectors
 #pragma unroll
         for (int w = 0; w < Cache::kSlots; ++w)
             cache.slot[chunk][w] = load_word_if(take, reinterpret_cast<const uint4*>(p) + w);
+        }
     } else if (take) {
         load_vec<kVec>(p, cache.slot[chunk]);
     }
@@ -282,7 +361,7 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) fused_add_rmsnorm_kernel(
     RowCache<kChunks, kVec, __nv_bfloat16> residual_cache;
     fill_cache<kThreads, kVec, kChunks>(live ? kHiddenSize : 0, residual_row, residual_cache);
     // Read ahead: the inputs the loops read once, loaded with the row (after_arrival).
-    constexpr int kAheadChunks = kChunks <= kAheadMaxChunks ? kChunks : 0;
+    constexpr int kAheadChunks = kChunks * kVec <= kAheadMaxChunks * kVectorWidth ? kChunks : 0;
     RowCache<kAheadChunks, kVec, __nv_bfloat16> weight_ahead;
     fill_cache<kThreads, kVec, kAheadChunks>(live ? kHiddenSize : 0, weight, weight_ahead);
     // The first accumulation starts once every load of the fill has arrived (after_arrival).
@@ -370,8 +449,11 @@ void run(const at::Tensor& hidden_states, const at::Tensor& residual, const at::
     TORCH_CHECK(rows < (int64_t{1} << 31), "fused_add_rmsnorm: too many rows for one launch: ", rows);
     if (rows == 0) return;
     const bool vectorized = aligned16(hidden_states) && aligned16(residual) && aligned16(weight) && aligned16(output) && (kHiddenSize) % kVectorWidth == 0;
+    const bool wide = vectorized && wide_accesses(stream) && aligned32(hidden_states) && aligned32(residual) && aligned32(weight) && aligned32(output) && (kHiddenSize) % kWideVectorWidth == 0;
     cudaError_t status = cudaSuccess;
-    if (vectorized) {
+    if (wide) {
+        status = launch_rows<kBlockThreads, kWideVectorWidth, 1>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(residual.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows);
+    } else if (vectorized) {
         status = launch_rows<kBlockThreads, kVectorWidth, 2>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(residual.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows);
     } else {
         status = launch_rows<kBlockThreads, 1, 0>(rows, stream.stream(), static_cast<const __nv_bfloat16*>(hidden_states.data_ptr()), static_cast<const __nv_bfloat16*>(residual.data_ptr()), static_cast<const __nv_bfloat16*>(weight.data_ptr()), static_cast<__nv_bfloat16*>(output.data_ptr()), rows);

@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) layernorm_kernel(const fl
     RowCache<kChunks, kVec, float> x_cache;
     fill_cache<kThreads, kVec, kChunks>(live ? cols : 0, x_row, x_cache);
     // Read ahead: the inputs the loops read once, loaded with the row (after_arrival).
-    constexpr int kAheadChunks = kChunks <= kAheadMaxChunks ? kChunks : 0;
+    constexpr int kAheadChunks = kChunks * kVec <= kAheadMaxChunks * kVectorWidth ? kChunks : 0;
     RowCache<kAheadChunks, kVec, float> weight_ahead;
     fill_cache<kThreads, kVec, kAheadChunks>(live ? cols : 0, weight, weight_ahead);
     RowCache<kAheadChunks, kVec, float> bias_ahead;

@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) rmsnorm_flat_kernel(const
     RowCache<kChunks, kVec, float> x_cache;
     fill_cache<kThreads, kVec, kChunks>(live ? cols : 0, x_row, x_cache);
     // Read ahead: the inputs the loops read once, loaded with the row (after_arrival).
-    constexpr int kAheadChunks = kChunks <= kAheadMaxChunks ? kChunks : 0;
+    constexpr int kAheadChunks = kChunks * kVec <= kAheadMaxChunks * kVectorWidth ? kChunks : 0;
     RowCache<kAheadChunks, kVec, float> w__ahead;
     fill_cache<kThreads, kVec, kAheadChunks>(live ? cols : 0, w_, w__ahead);
     // The first accumulation starts once every load of the fill has arrived (after_arrival).

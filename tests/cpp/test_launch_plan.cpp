@@ -207,6 +207,66 @@ TEST(LaunchPlan, InputsAreReadAheadWithTheRowWithinTheirRegisters) {
     EXPECT_EQ(plan_row_launch(kBf16Vec, words(1), std::nullopt).ahead_max_chunks, 0);
 }
 
+RowVariant wide(int threads, int64_t chunks, std::optional<int64_t> max_cols) {
+    return {threads, true, chunks, max_cols, true};
+}
+
+TEST(LaunchPlan, SixteenBitRowsGetA32ByteLadderOfTheSameThreadsAndRegisters) {
+    // RMSNorm in bf16 (row and weight as raw words): every 16-byte variant of an even number
+    // of chunks has a 32-byte twin of the same threads and rows, holding half the chunks of
+    // twice the columns. The half warp's one chunk stays a 16-byte one, so rows of at most
+    // 128 columns take it and not the warp's 32-byte variant sized for 512.
+    const RowLaunchPlan plan = plan_row_launch(kBf16Vec, words(1, 1), std::nullopt);
+    const std::vector<RowVariant> want = {
+        cached(kHalfWarpThreads, 1, 128),
+        wide(kWarpThreads, 1, 512),
+        wide(kWarpThreads, 2, 1024),
+        wide(kNarrowBlockThreads, 1, 2048),
+        wide(kNarrowBlockThreads, 2, 4096),
+        wide(160, 2, 5120),
+        wide(192, 2, 6144),
+        wide(224, 2, 7168),
+        wide(kBlockThreads, 2, 8192),
+        wide(kBlockThreads, 4, 16384),
+        wide(kBlockThreads, 0, std::nullopt), // streamed, 32 bytes an access
+    };
+    EXPECT_EQ(plan.wide_ladder, want);
+    EXPECT_TRUE(plan.has_wide());
+    for (const RowVariant& w : plan.wide_ladder) {
+        if (!w.wide) continue;
+        // The 16-byte twin: the same threads and rows, the same columns a thread.
+        RowVariant twin = w;
+        twin.wide = false;
+        twin.chunks = 2 * w.chunks;
+        EXPECT_NE(std::find(plan.ladder.begin(), plan.ladder.end(), twin), plan.ladder.end())
+            << w.threads << " threads, " << w.chunks << " chunks";
+    }
+    // The 16-byte ladder is as it was: the one every other device and alignment takes.
+    EXPECT_EQ(plan.ladder.back(), kFallback);
+    for (const RowVariant& v : plan.ladder)
+        EXPECT_FALSE(v.wide);
+    // A known row: its variant's twin, when it pairs.
+    EXPECT_EQ(plan_row_launch(kBf16Vec, words(2), 7168).wide_ladder,
+              (std::vector<RowVariant>{wide(224, 2, std::nullopt)}));
+}
+
+TEST(LaunchPlan, ThirtyTwoBitRowsAndUnpairedChunksGetNo32ByteLadder) {
+    // fp32 rows (4 columns a 16-byte vector) issue half a bf16 row's instructions a byte, so
+    // kWideMinVectorWidth keeps them on 16-byte accesses (and without the instances a second
+    // ladder adds to every kernel.cu).
+    EXPECT_FALSE(plan_row_launch(kF32Vec, floats(1, kF32Vec), std::nullopt).has_wide());
+    // A known row of one chunk a thread (a half or a whole warp of one vector): nothing pairs.
+    EXPECT_TRUE(plan_row_launch(kBf16Vec, words(1), 100).wide_ladder.empty());
+    EXPECT_TRUE(plan_row_launch(kBf16Vec, words(1), 256).wide_ladder.empty());
+    // Unpaired variants after the last paired one are left out; between paired ones they stay.
+    const std::vector<RowVariant> ladder = {
+        cached(kWarpThreads, 2, 512), cached(kWarpThreads, 3, 768), cached(kBlockThreads, 4, 8192),
+        cached(kBlockThreads, 5, 10240), kFallback};
+    EXPECT_EQ(wide_section(ladder),
+              (std::vector<RowVariant>{wide(kWarpThreads, 1, 512), cached(kWarpThreads, 3, 768),
+                                       wide(kBlockThreads, 2, 8192)}));
+}
+
 TEST(LaunchPlan, ElementsTryVectorsThenOneColumn) {
     const ElementLaunchPlan flat = plan_element_launch(kBf16Vec, true);
     EXPECT_TRUE(flat.flat);

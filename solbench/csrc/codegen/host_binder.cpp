@@ -305,16 +305,16 @@ std::vector<std::string> HostBinder::kernel_params(bool with_types) const {
     return out;
 }
 
-// Conditions for 16-byte vectors: aligned pointers, and row starts and
-// offsets on whole vectors.
-std::vector<std::string> HostBinder::vector_conditions() const {
+// Conditions for vectors of `access`: aligned pointers, and row starts and offsets on whole
+// vectors.
+std::vector<std::string> HostBinder::vector_conditions(const VectorAccess& access) const {
     std::vector<std::string> conds;
     std::set<std::string> dims;
     auto add_tensor = [&](const Tensor& t, const std::string& name) {
         if (t.role == Role::Scalar || t.role == Role::PerRow || t.role == Role::Unread ||
             t.role == Role::ColumnSum || t.role == Role::RowSum || t.role == Role::Table)
             return;
-        conds.push_back("aligned16(" + name + ")");
+        conds.push_back(access.aligned + "(" + name + ")");
         if (!layout_.flat && t.role == Role::Rows) dims.insert(dim(ir::column_dim(t)));
     };
     // A tensor over a merged row's outer axis alone is read element by element.
@@ -341,15 +341,21 @@ std::vector<std::string> HostBinder::vector_conditions() const {
             if (n.op == ir::Op::Reduce) dims.insert(dim(n.extent));
         });
     for (const auto& d : dims)
-        conds.push_back("(" + d + ") % kVectorWidth == 0");
+        conds.push_back("(" + d + ") % " + access.width + " == 0");
     if (conds.empty()) conds.push_back("true");
     return conds;
 }
 
-// Every launch ladder starts by testing for 16-byte vectors.
-std::vector<std::string> HostBinder::launch_prologue() const {
-    return {"const bool vectorized = " + join(vector_conditions(), " && ") + ";",
-            "cudaError_t status = cudaSuccess;"};
+// Every launch ladder starts by testing for 16-byte vectors, and one with 32-byte variants
+// for 32-byte ones: on a device that has them (wide_accesses), every tensor on whole ones.
+std::vector<std::string> HostBinder::launch_prologue(bool wide) const {
+    std::vector<std::string> lines = {
+        "const bool vectorized = " + join(vector_conditions(kNarrowAccess), " && ") + ";"};
+    if (wide)
+        lines.push_back("const bool wide = vectorized && wide_accesses(stream) && " +
+                        join(vector_conditions(kWideAccess), " && ") + ";");
+    lines.push_back("cudaError_t status = cudaSuccess;");
+    return lines;
 }
 
 // The if/else over a row launch plan: `status = launch_rows<...>(...)` for the first
@@ -361,14 +367,22 @@ std::vector<std::string> HostBinder::row_launch(const RowLaunchPlan& plan) const
         const std::string threads = v.threads == kWarpThreads    ? "kWarpSize"
                                     : v.threads == kBlockThreads ? "kBlockThreads"
                                                                  : std::to_string(v.threads);
-        const std::string vec = v.vectorized && plan.vector_width != 1 ? "kVectorWidth" : "1";
+        const std::string vec = v.wide                                   ? "kWideVectorWidth"
+                                : v.vectorized && plan.vector_width != 1 ? "kVectorWidth"
+                                                                         : "1";
         return "    status = launch_rows<" + threads + ", " + vec + ", " +
                std::to_string(v.chunks) + ">(" + call_args + ");";
     };
-    std::vector<std::string> lines = launch_prologue();
-    for (size_t k = 0; k < plan.ladder.size(); ++k) {
-        const RowVariant& v = plan.ladder[k];
-        std::string test = v.vectorized ? "vectorized" : "";
+    std::vector<std::string> lines = launch_prologue(plan.has_wide());
+    // The 32-byte ladder first, each of its variants under `wide`; then the 16-byte one.
+    std::vector<std::pair<std::string, RowVariant>> tried;
+    for (const RowVariant& v : plan.wide_ladder)
+        tried.emplace_back("wide", v);
+    for (const RowVariant& v : plan.ladder)
+        tried.emplace_back(v.vectorized ? "vectorized" : "", v);
+    for (size_t k = 0; k < tried.size(); ++k) {
+        const auto& [guard, v] = tried[k];
+        std::string test = guard;
         if (v.max_cols) test += " && " + cols + " <= " + std::to_string(*v.max_cols);
         if (k == 0)
             lines.push_back("if (" + test + ") {");
@@ -397,7 +411,7 @@ std::vector<std::string> HostBinder::element_launch(const ElementLaunchPlan& pla
     }
     const std::string shape_args = plan.flat ? "1, rows * " + cols : "rows, " + cols;
     const std::string call_args = shape_args + ", stream.stream(), " + join(call, ", ");
-    std::vector<std::string> lines = launch_prologue();
+    std::vector<std::string> lines = launch_prologue(false);
     for (size_t k = 0; k < plan.ladder.size(); ++k) {
         const bool vectors = plan.ladder[k].vectorized;
         const bool last = k + 1 == plan.ladder.size();

@@ -27,6 +27,15 @@ struct KernelLayout {
     std::vector<ir::Dim> shifts;
 };
 
+// What a vectorized launch asks of its tensors: the alignment helper the kernel header
+// defines (aligned16, aligned32) and the vector's columns, which every row offset is a
+// multiple of.
+struct VectorAccess {
+    std::string aligned, width;
+};
+inline const VectorAccess kNarrowAccess{"aligned16", "kVectorWidth"};   // 16-byte vectors
+inline const VectorAccess kWideAccess{"aligned32", "kWideVectorWidth"}; // 32-byte ones
+
 // A column sum's launches: the output's identifier and the device function summed.
 struct ColumnSumLaunch {
     std::string name, function;
@@ -64,8 +73,8 @@ class HostBinder {
     std::vector<std::string> row_count_lines() const;
     std::string empty_test() const;
     std::string zero_sums() const;
-    std::vector<std::string> vector_conditions() const;
-    std::vector<std::string> launch_prologue() const;
+    std::vector<std::string> vector_conditions(const VectorAccess& access) const;
+    std::vector<std::string> launch_prologue(bool wide) const;
 
     const OpDescription& op_;
     const ir::OpIR& ir_;

@@ -185,6 +185,7 @@ class Emitter {
         std::vector<std::string> host; // the block of run() that launches them
         bool block_reduce = false;
         bool wraps = false;
+        bool wide = false;
     };
     std::variant<SetCode, EmitError> set_code(const std::string& ns);
 
@@ -276,6 +277,7 @@ class Emitter {
     std::set<std::string> combines_; // the group_reduce combine ops the kernel uses
     bool online_ = false;            // an online max/sum pair (softmax) is reduced
     bool uses_wrap_ = false;         // a read wraps around the row (column_at)
+    bool uses_wide_ = false;         // a launch takes 32-byte vectors (launch_plan.h)
     json constants_ = json::array();
     // Column reductions (r2 §8): the element function each sums over the rows,
     // and its arguments at row `row`, column `c` (the row pointers in scope).
@@ -588,6 +590,11 @@ json Emitter::row_context() {
         plan_row_launch(vector_width(), {cached_registers, chunk_registers(caches.ahead)},
                         is_const(col_axis) ? ir_.axes[col_axis].value : std::nullopt);
     constants_.push_back({{"name", "kVectorWidth"}, {"value", std::to_string(plan.vector_width)}});
+    if (plan.has_wide()) {
+        uses_wide_ = true;
+        constants_.push_back(
+            {{"name", "kWideVectorWidth"}, {"value", std::to_string(2 * plan.vector_width)}});
+    }
     if (!caches.ahead.empty())
         constants_.push_back(
             {{"name", "kAheadMaxChunks"}, {"value", std::to_string(plan.ahead_max_chunks)}});
@@ -1166,6 +1173,7 @@ std::variant<Emitter::SetCode, EmitError> Emitter::set_code(const std::string& n
     code.constants = constants_;
     code.block_reduce = ctx["block_reduce"].get<bool>();
     code.wraps = uses_wrap_;
+    code.wide = uses_wide_;
     code.host = host().row_set_block(ns, code.comment, launch);
     return code;
 }
@@ -1178,7 +1186,7 @@ std::variant<std::string, EmitError> Emitter::run_row_sets() {
     std::vector<std::string> launch{"cudaError_t status = cudaSuccess;"};
     json ctx;
     json sets = json::array();
-    bool block_reduce = false, wraps = false;
+    bool block_reduce = false, wraps = false, wide = false;
     const std::vector<OpDescription> parts = row_set_parts(op_);
     for (size_t k = 0; k < parts.size(); ++k) {
         const std::string ns = "row_set_" + std::to_string(k);
@@ -1192,11 +1200,13 @@ std::variant<std::string, EmitError> Emitter::run_row_sets() {
                         {"kernels", code.kernels}});
         block_reduce = block_reduce || code.block_reduce;
         wraps = wraps || code.wraps;
+        wide = wide || code.wide;
         launch.insert(launch.end(), code.host.begin(), code.host.end());
     }
     ctx["row_sets"] = sets;
     ctx["block_reduce"] = block_reduce;
     ctx["wraps"] = wraps;
+    ctx["wide"] = wide;
     ctx["column_sum_kernels"] = "";
     return render_file("row_sets.mustache", ctx, checks, launch);
 }
@@ -1207,6 +1217,7 @@ std::variant<std::string, EmitError> Emitter::run() {
     json ctx = family_context();
     if (!errors_.empty()) return EmitError{errors_.front()};
     ctx["wraps"] = uses_wrap_;
+    ctx["wide"] = uses_wide_;
 
     std::vector<std::string> checks = host_checks();
     checks.push_back(host().empty_return());

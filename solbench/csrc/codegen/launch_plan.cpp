@@ -18,10 +18,8 @@ int fewest_threads(int64_t vectors, int chunks) {
         std::clamp<int64_t>(warps * kWarpThreads, kNarrowBlockThreads, kBlockThreads));
 }
 
-} // namespace
-
-RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
-                              std::optional<int64_t> const_cols) {
+RowLaunchPlan plan_16_byte_launch(int vector_width, ChunkRegisters per_chunk,
+                                  std::optional<int64_t> const_cols) {
     RowLaunchPlan plan;
     plan.vector_width = vector_width;
     plan.per_chunk = per_chunk;
@@ -90,6 +88,36 @@ RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
     if (cached) rung({kBlockThreads, true, max_chunks, block_cols});
     l.push_back({kBlockThreads, true, 0, std::nullopt});
     l.push_back(fallback);
+    return plan;
+}
+
+} // namespace
+
+bool RowLaunchPlan::has_wide() const {
+    return !wide_ladder.empty();
+}
+
+std::vector<RowVariant> wide_section(const std::vector<RowVariant>& ladder) {
+    std::vector<RowVariant> out;
+    size_t paired = 0;
+    for (const RowVariant& v : ladder) {
+        if (!v.vectorized) continue;
+        RowVariant w = v;
+        if (v.chunks % 2 == 0) { // 0 too: a streamed row, 32 bytes at a time
+            w.wide = true;
+            w.chunks = v.chunks / 2;
+        }
+        out.push_back(w);
+        if (w.wide) paired = out.size();
+    }
+    out.resize(paired);
+    return out;
+}
+
+RowLaunchPlan plan_row_launch(int vector_width, ChunkRegisters per_chunk,
+                              std::optional<int64_t> const_cols) {
+    RowLaunchPlan plan = plan_16_byte_launch(vector_width, per_chunk, const_cols);
+    if (vector_width >= kWideMinVectorWidth) plan.wide_ladder = wide_section(plan.ladder);
     return plan;
 }
 

@@ -31,6 +31,11 @@ constexpr int64_t kWarpMaxCols = 1024; // longer rows get a whole block
 constexpr int kShortRowChunks = 2;     // the shortest cached rung below a full one (then 4, ...)
 constexpr int kCacheRegisters = 32;    // per thread, for the cached rows (more spilled on sm_90)
 constexpr int kAheadRegisters = 64;    // and for the inputs read ahead with them
+// sm_100 and later (B200) have 32-byte global accesses (LDG.E.ENL2.256, STG.E.ENL2.256): half
+// the load and store instructions of 16-byte ones, and on a B200 a row op of 16-bit elements is
+// bound by the instructions it issues an element (docs/performance.md). Rows whose widest
+// element is 16 bits (vectors of 8 columns or more) take them there.
+constexpr int kWideMinVectorWidth = 8;
 
 // The registers one chunk (a vector of columns) of a row kernel's inputs takes in each
 // thread (row_helpers.mustache's RowCache: raw words, or a float per column).
@@ -48,6 +53,9 @@ struct RowVariant {
     // Taken for rows of at most this many columns (and a vectorizable launch);
     // nullopt: any row.
     std::optional<int64_t> max_cols;
+    // 32-byte vectors (kWideVectorWidth = 2 x kVectorWidth columns), where the device has
+    // 32-byte accesses and the tensors are on whole ones; chunks counts those.
+    bool wide = false;
     friend bool operator==(const RowVariant&, const RowVariant&) = default;
 };
 
@@ -56,14 +64,27 @@ struct RowLaunchPlan {
     ChunkRegisters per_chunk;
     std::optional<int64_t> const_cols; // the row length, when it is a constant
     // Cached variants of at most this many chunks read the other inputs the row's loops read
-    // ahead, with the row (within kAheadRegisters); longer ones load them where used.
+    // ahead, with the row (within kAheadRegisters); longer ones load them where used. Counted
+    // in 16-byte chunks (a 32-byte one is two).
     int64_t ahead_max_chunks = 0;
     // Tried in order; the first whose max_cols holds wins. The last is the scalar
     // fallback (any row, no vectors), taken when a tensor is not 16-byte aligned or
     // a row not a whole number of vectors. With const_cols the plan holds the one
     // vector variant that row length takes, then the fallback.
     std::vector<RowVariant> ladder;
+    // Tried before `ladder` where the device has 32-byte accesses and every tensor is on
+    // whole 32-byte vectors (wide_section); a row it does not take goes on to `ladder`.
+    std::vector<RowVariant> wide_ladder;
+    bool has_wide() const;
 };
+
+// The 32-byte variants of a 16-byte ladder: each vectorized variant's threads and columns a
+// thread, its chunks paired into 32-byte ones, so a thread holds the same registers and keeps
+// the same bytes in flight in half the accesses. A variant of an odd number of chunks stays
+// as it is (its rows must not fall to a later 32-byte variant sized for longer rows); those
+// after the last paired one are left out, as the 16-byte ladder takes their rows alike.
+// Empty where no variant pairs.
+std::vector<RowVariant> wide_section(const std::vector<RowVariant>& ladder);
 
 // The plan for rows of `const_cols` columns (or of any length) holding `vector_width`
 // columns per vector, with the inputs of `per_chunk` kept in registers when they fit.

@@ -6,6 +6,7 @@
 #define __SOLBENCH_CUDA_HOST__ 1
 
 #include "solbench_cuda_host/device_api.h"
+#include "solbench_cuda_host/device_attributes.h"
 #include "solbench_cuda_host/device_math.h"
 #include "solbench_cuda_host/device_state.h"
 #include "solbench_cuda_host/fp8_types.h"
