@@ -57,6 +57,32 @@ def test_a_cached_row_makes_one_trip_to_memory(op: str, cols: int, tmp_path: Pat
     assert k.trips == 1, (variant.describe(), k.trips)
 
 
+# The bf16 ops, which take 32-byte vectors on sm_100a (B200).
+WIDE_OPS = ("rmsnorm", "layernorm", "softmax", "fused_add_rmsnorm")
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not installed (scripts/install-deps does not install CUDA)")
+@pytest.mark.parametrize("cols", COLS)
+@pytest.mark.parametrize("op", WIDE_OPS)
+def test_a_32_byte_row_makes_one_trip_on_sm_100a(op: str, cols: int, tmp_path: Path) -> None:
+    """On a B200 the host takes the 32-byte twin of the sm_90 variant: in its sm_100a SASS every
+    global load is a 32-byte one (LDG.E.ENL2.256), half the sm_90 twin's count, and all of
+    them are in flight at once: one trip a row."""
+    from solbench.load_parallelism import launched, row_launches
+
+    bundle = CASES[op](tmp_path, cols)
+    launches = row_launches((bundle / "kernel.cu").read_text())
+    variant = launched(launches, cols, wide=True)
+    assert variant is not None and variant.vector == 16 and variant.chunks, variant
+    twin = launched(launches, cols)
+    assert (twin.threads_per_row, twin.chunks) == (variant.threads_per_row, 2 * variant.chunks)
+    kernels = {k.variant: k for k in cached_kernels(bundle, tmp_path / "keep", "sm_100a")}
+    k, k16 = kernels[variant], kernels[twin]
+    assert k.trips == 1, (variant.describe(), k.trips)
+    assert k.bytes_in_flight == 32 * k.loads_in_flight, k
+    assert 2 * k.loads_in_flight == k16.loads_in_flight, (k, k16)
+
+
 def test_the_weight_is_read_ahead_of_the_reduction(tmp_path: Path) -> None:
     """The kernel text: RMSNorm's weight fills a cache before the sum; the outputs read it there."""
     text = (bundle_of(tmp_path, "rmsnorm") / "kernel.cu").read_text()

@@ -46,6 +46,22 @@ def test_independent_loads_are_all_in_flight_before_the_first_use() -> None:
     assert (r.loads, r.vector_loads, r.peak_loads_in_flight, r.peak_bytes_in_flight) == (3, 3, 3, 48)
 
 
+def test_a_32_byte_load_writes_two_quads_of_registers() -> None:
+    # sm_100's LDG.E.ENL2.256: destinations R4..R7 and R8..R11, 32 bytes.
+    r = only_region([
+        "LDG.E.ENL2.256.CONSTANT R4, R8, desc[UR4][R2.64]",
+        "@!P0 LDG.E.ENL2.256.CONSTANT R12, R16, desc[UR4][R2.64+0x1000]",
+        "FADD R0, R0, R11",  # the first load's second quad: it has arrived
+        "EXIT",
+    ])
+    assert (r.loads, r.vector_loads, r.peak_loads_in_flight, r.peak_bytes_in_flight) == (2, 2, 2, 64)
+    load = sass.parse_functions(listing("k", ["LDG.E.ENL2.256 R4, R8, desc[UR4][R2.64]"]))["k"][0]
+    assert load.load_bytes == 32 and load.written() == set(range(4, 12))
+    assert load.read() == {2, 3}  # the address, not the second destination
+    store = sass.parse_functions(listing("k", ["STG.E.ENL2.256 desc[UR4][R2.64], R4, R8"]))["k"][0]
+    assert store.read() == {2, 3} | set(range(4, 12)) and store.written() == set()
+
+
 def test_a_use_between_loads_ends_the_first_one() -> None:
     r = only_region([
         "LDG.E.128.CONSTANT R12, desc[UR6][R2.64]",
@@ -215,6 +231,37 @@ def test_row_launches_read_from_the_generated_host_code() -> None:
     assert launched(launches, 64) == Variant(16, 4, 1)
     assert launched(launches, 65) == Variant(32, 4, 8)
     assert launched(launches, 1 << 20) == Variant(256, 4, 0)
+
+
+WIDE_LAUNCH = """
+constexpr int kBlockThreads = 256;
+constexpr int64_t kVectorWidth = 8;
+constexpr int64_t kWideVectorWidth = 16;
+    if (wide && hidden_size <= 128) {
+        status = launch_rows<16, kVectorWidth, 1>(rows, stream.stream(), a, b, rows, cols);
+    } else if (wide && hidden_size <= 512) {
+        status = launch_rows<kWarpSize, kWideVectorWidth, 1>(rows, stream.stream(), a, b, rows, cols);
+    } else if (vectorized && hidden_size <= 128) {
+        status = launch_rows<16, kVectorWidth, 1>(rows, stream.stream(), a, b, rows, cols);
+    } else if (vectorized && hidden_size <= 512) {
+        status = launch_rows<kWarpSize, kVectorWidth, 2>(rows, stream.stream(), a, b, rows, cols);
+    } else if (vectorized) {
+        status = launch_rows<kBlockThreads, kVectorWidth, 0>(rows, stream.stream(), a, b);
+    }
+"""
+
+
+def test_a_wide_ladder_runs_only_on_a_chip_with_32_byte_accesses() -> None:
+    launches = row_launches(WIDE_LAUNCH)
+    assert [l.wide for l in launches] == [True, True, False, False, False]
+    assert launches[1] == Launch(512, Variant(32, 16, 1), wide=True, multiple=16)
+    assert not H200.wide_accesses and B200.wide_accesses
+    assert launched(launches, 512) == Variant(32, 8, 2)  # an H200's
+    assert launched(launches, 512, wide=True) == Variant(32, 16, 1)
+    assert launched(launches, 64, wide=True) == Variant(16, 8, 1)  # the half warp's stays
+    # Not whole 32-byte vectors: the 16-byte ladder, then past it the streamed block.
+    assert launched(launches, 504, wide=True) == Variant(32, 8, 2)
+    assert launched(launches, 4096, wide=True) == Variant(256, 8, 0)
 
 
 def figures_of(variant: Variant, regions: list[sass.Region], threads: int = 2048) -> KernelFigures:

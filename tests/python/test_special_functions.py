@@ -18,20 +18,23 @@ NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if Path("/usr/local/bin/nv
 MAX_MUFU_PER_ELEMENT = 1.25
 
 
-def cached_kernels(bundle: Path, keep: Path):
+def cached_kernels(bundle: Path, keep: Path, arch: str = "sm_90"):
     from solbench import sass
     from solbench.compile_check import Mode, check_bundle, failures
     from solbench.load_parallelism import figures
 
     if sass.find_nvdisasm() is None:
         pytest.skip("nvdisasm not found (it comes with triton, which torch installs)")
-    results = check_bundle(bundle, ["sm_90"], ptx_dir=keep, mode=Mode.DEVICE)
+    from solbench.load_parallelism import CHIPS
+
+    chip = next(c for c in CHIPS.values() if c.arch == arch)
+    results = check_bundle(bundle, [arch], ptx_dir=keep, mode=Mode.DEVICE)
     assert failures(results) == []
     kernels = []
     for r in results:
         stem = Path(r.source).stem
-        kernels += figures(r.kernels, sass.disassemble(keep / f"{stem}.sm_90.cubin"),
-                           (keep / f"{stem}.sm_90.ptx").read_text())
+        kernels += figures(r.kernels, sass.disassemble(keep / f"{stem}.{arch}.cubin"),
+                           (keep / f"{stem}.{arch}.ptx").read_text(), chip)
     return kernels
 
 
