@@ -56,10 +56,10 @@ struct __align__(32) WordPair {
 };
 
 __device__ __forceinline__ WordPair load_pair(const WordPair* __restrict__ p) {
-#if defined(__CUDA_ARCH__)
-    return *p;
-#else
+#if defined(__SOLBENCH_CUDA_HOST__)
     return __ldg(p); // the CPU backend's load trace records __ldg (load_trace.h)
+#else
+    return *p; // (CUDA has no __ldg of a struct)
 #endif
 }
 
@@ -223,13 +223,13 @@ __device__ __forceinline__ WordPair load_pair_if(bool take, const WordPair* __re
           "+r"(w.hi.z), "+r"(w.hi.w)
         : "r"(static_cast<int>(take)), "l"(p));
     return w;
-#elif defined(__CUDA_ARCH__)
+#elif defined(__SOLBENCH_CUDA_HOST__)
+    WordPair w = {make_uint4(0u, 0u, 0u, 0u), make_uint4(0u, 0u, 0u, 0u)};
+    if (take) w = __ldg(p); // one 32-byte load in the CPU backend's trace
+    return w;
+#else
     const uint4* words = reinterpret_cast<const uint4*>(p);
     return {load_word_if(take, words), load_word_if(take, words + 1)};
-#else
-    WordPair w = {make_uint4(0u, 0u, 0u, 0u), make_uint4(0u, 0u, 0u, 0u)};
-    if (take) w = __ldg(p);
-    return w;
 #endif
 }
 

@@ -1160,6 +1160,7 @@ std::variant<Emitter::SetCode, EmitError> Emitter::set_code(const std::string& n
     auto [column_sum_kernels, column_sum_launch] = column_sum_code();
     launch.insert(launch.end(), column_sum_launch.begin(), column_sum_launch.end());
     if (!errors_.empty()) return EmitError{errors_.front()};
+    ctx["wide"] = uses_wide_; // the helpers the kernel header adds for it come with run_row_sets
     auto text = render_template(family_template(op_.family, true), ctx);
     if (auto* err = std::get_if<TemplateError>(&text)) return EmitError{err->message};
 
