@@ -123,6 +123,7 @@ class KernelFigures:
     regions: tuple[sass.Region, ...]
     mufu: int = 0  # special-function instructions (MUFU: EX2, RCP, TANH, ...) in the kernel
     trips: int = 0  # dependent trips to memory through the SASS in order (sass.round_trips)
+    packed_fp32: int = 0  # sm_100's packed FP32 instructions (FFMA2, FMUL2, FADD2)
 
     @property
     def bytes_in_flight_per_sm(self) -> int:
@@ -192,7 +193,8 @@ def figures(usage: list[KernelUsage], sass_text: str, ptx: str,
             loads_in_flight=main.peak_loads_in_flight if main else 0,
             bytes_in_flight=main.peak_bytes_in_flight if main else 0,
             regions=tuple(regions), mufu=sass.count(bodies[k.kernel], "MUFU"),
-            trips=sass.round_trips(bodies[k.kernel])))
+            trips=sass.round_trips(bodies[k.kernel]),
+            packed_fp32=sum(sass.count(bodies[k.kernel], op) for op in sass.PACKED_FP32)))
     return out
 
 

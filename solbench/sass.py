@@ -219,6 +219,11 @@ def round_trips(body: list[Instruction | str]) -> int:
     return trips
 
 
+# sm_100's packed FP32 opcodes: two lanes an instruction (templates/row_helpers.mustache's
+# add2, mul2, fma2, sub2 on a B200).
+PACKED_FP32 = ("FFMA2", "FMUL2", "FADD2")
+
+
 def count(body: list[Instruction | str], opcode: str) -> int:
     """Instructions of `body` whose opcode is `opcode` or starts with `opcode.` (MUFU: every
     MUFU.EX2, MUFU.RCP, ...)."""

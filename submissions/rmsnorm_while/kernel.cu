@@ -106,6 +106,25 @@ __device__ __forceinline__ float group_reduce(float value, Combine combine, floa
     return value;
 }
 
+// Two columns at a time, for the row loops' pair forms: sm_100's packed FP32 (FADD2, FMUL2,
+// FFMA2: two lanes an instruction), which ptxas does not form from scalar code. Elsewhere
+// (sm_90, the CPU backend) the same operations a lane at a time, spelt as the scalar loop
+// spells them, so both forms round alike. Only the helpers a loop calls are defined.
+__device__ __forceinline__ float2 pair_at(const float* v, int j) { return make_float2(v[j], v[j + 1]); }
+
+__device__ __forceinline__ void store_pair(float* v, int j, float2 p) {
+    v[j] = p.x;
+    v[j + 1] = p.y;
+}
+
+__device__ __forceinline__ float2 splat(float v) { return make_float2(v, v); }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+__device__ __forceinline__ float2 mul2(float2 a, float2 b) { return __fmul2_rn(a, b); }
+#else
+__device__ __forceinline__ float2 mul2(float2 a, float2 b) { return make_float2(a.x * b.x, a.y * b.y); }
+#endif
+
 // Calls body(chunk, base) for this thread's kVec-wide chunks of [0, extent):
 // thread t of the row takes columns t * kVec, (t + kThreads) * kVec, ...
 // With kChunks > 0 the loop is unrolled so cached chunks stay in registers
@@ -291,9 +310,16 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) rmsnorm_flat_kernel(const
         float w__v[kVec];
         fetch(w__ahead, chunk, w_ + base, w__v);
         float y_v[kVec];
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                store_pair(y_v, j, mul2(mul2(pair_at(x_v, j), splat(v0)), pair_at(w__v, j)));
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             y_v[j] = ((x_v[j] * v0) * w__v[j]);
+        }
         }
         store_vec<kVec>(y_row + base, y_v);
     });

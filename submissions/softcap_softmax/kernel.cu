@@ -172,6 +172,69 @@ __device__ __forceinline__ float group_reduce(float value, Combine combine, floa
     return value;
 }
 
+// Two columns at a time, for the row loops' pair forms: sm_100's packed FP32 (FADD2, FMUL2,
+// FFMA2: two lanes an instruction), which ptxas does not form from scalar code. Elsewhere
+// (sm_90, the CPU backend) the same operations a lane at a time, spelt as the scalar loop
+// spells them, so both forms round alike. Only the helpers a loop calls are defined.
+__device__ __forceinline__ float2 pair_at(const float* v, int j) { return make_float2(v[j], v[j + 1]); }
+
+__device__ __forceinline__ void store_pair(float* v, int j, float2 p) {
+    v[j] = p.x;
+    v[j + 1] = p.y;
+}
+
+__device__ __forceinline__ float2 splat(float v) { return make_float2(v, v); }
+
+__device__ __forceinline__ float2 div2(float2 a, float2 b) { return make_float2(a.x / b.x, a.y / b.y); }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+// a - b as b * -1 + a: exact before its one rounding, as a subtraction is.
+__device__ __forceinline__ float2 sub2(float2 a, float2 b) { return __ffma2_rn(b, make_float2(-1.0f, -1.0f), a); }
+
+__device__ __forceinline__ float2 mul2(float2 a, float2 b) { return __fmul2_rn(a, b); }
+#else
+__device__ __forceinline__ float2 sub2(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+
+__device__ __forceinline__ float2 mul2(float2 a, float2 b) { return make_float2(a.x * b.x, a.y * b.y); }
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+// 2^t of a pair, for t <= 0 or NaN, on the FMA pipe: t = r + f with r an integer (adding
+// 1.5 * 2^23 rounds t into the low bits of `shifted`) and f in [-0.5, 0.5]; 2^f by a degree-5
+// polynomial fitted for this (relative error under 2e-7, as ex2.approx's), 2^r by the exponent
+// bits. t is first held at -127 by a select that keeps a NaN: -inf gives 0, and 2^r for
+// r = -127 is +0.0f, so the results under 2^-126 flush to 0 as --use_fast_math's ex2 does.
+__device__ __forceinline__ float2 exp2_fma(float2 t) {
+    t.x = t.x < -127.0f ? -127.0f : t.x;
+    t.y = t.y < -127.0f ? -127.0f : t.y;
+    const float2 shifted = __fadd2_rn(t, make_float2(0x1.8p23f, 0x1.8p23f));
+    const float2 r = __fadd2_rn(shifted, make_float2(-0x1.8p23f, -0x1.8p23f));
+    const float2 f = __ffma2_rn(r, make_float2(-1.0f, -1.0f), t);
+    float2 p = __ffma2_rn(make_float2(1.32186746e-3f, 1.32186746e-3f), f,
+                          make_float2(9.67170298e-3f, 9.67170298e-3f));
+    p = __ffma2_rn(p, f, make_float2(5.55089302e-2f, 5.55089302e-2f));
+    p = __ffma2_rn(p, f, make_float2(2.40222380e-1f, 2.40222380e-1f));
+    p = __ffma2_rn(p, f, make_float2(6.93146884e-1f, 6.93146884e-1f));
+    p = __ffma2_rn(p, f, make_float2(1.0f, 1.0f));
+    const float2 scale = make_float2(__uint_as_float((__float_as_uint(shifted.x) + 127u) << 23),
+                                     __uint_as_float((__float_as_uint(shifted.y) + 127u) << 23));
+    return __fmul2_rn(p, scale);
+}
+#endif
+
+// exp(x) of a pair of x <= 0 or NaN (x - max(x), a softmax's numerator). On sm_100 one pair in
+// kFmaExpEvery of a loop (j is a constant once the loop is unrolled) takes the FMA pipe, the
+// others the MUFU, in an op of two special functions an element (pair_printer.h's
+// FmaExpPolicy): the MUFU issues 16 a clock an SM, the FMA pipe 128 lanes.
+__device__ __forceinline__ float2 exp_nonpositive(float2 x, int j) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+    constexpr int kFmaExpEvery = 4;
+    if ((j / 2) % kFmaExpEvery == kFmaExpEvery - 1)
+        return exp2_fma(__fmul2_rn(x, make_float2(1.44269504f, 1.44269504f)));
+#endif
+    return make_float2(expf(x.x), expf(x.y));
+}
+
 // exp(from - to) for rescaling a running sum from max `from` to max `to`;
 // 0 when nothing was summed yet (from = -inf), so -inf - -inf is no NaN.
 __device__ __forceinline__ float rescale(float from, float to) {
@@ -418,10 +481,21 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softcap_softmax_kernel(co
     for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float scores_v[kVec];
         fetch(scores_cache, chunk, scores_row + base, scores_v);
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                const float2 pair0 = div2(pair_at(scores_v, j), splat(30.0f));
+                const float2 pair1 = mul2(splat(30.0f), make_float2(tanhf(pair0.x), tanhf(pair0.y)));
+                store_pair(kept0[chunk], j, pair1);
+                max0 = fmaxf(max0, pair1.x);
+                max0 = fmaxf(max0, pair1.y);
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             kept0[chunk][j] = 30.0f * tanhf(scores_v[j] / 30.0f);
             max0 = fmaxf(max0, kept0[chunk][j]);
+        }
         }
     });
     max0 = group_reduce<kThreads>(max0, MaxOp{}, scratch);
@@ -429,10 +503,20 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softcap_softmax_kernel(co
     // sum over the row of exp(((3e+01 * tanh((scores[r, c] / 3e+01))) - max_c((3e+01 * tanh((scores[r, c] / 3e+01))))))
     float sum1 = 0.0f;
     for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                const float2 pair0 = exp_nonpositive(sub2(pair_at(kept0[chunk], j), splat(max0)), j);
+                store_pair(kept1[chunk], j, pair0);
+                sum1 += pair0.x;
+                sum1 += pair0.y;
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             kept1[chunk][j] = expf(kept0[chunk][j] - max0);
             sum1 += kept1[chunk][j];
+        }
         }
     });
     sum1 = group_reduce<kThreads>(sum1, SumOp{}, scratch);
@@ -443,9 +527,16 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softcap_softmax_kernel(co
     const float v1 = 1.0f / (sum1 * v0);
     for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
         float output_v[kVec];
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                store_pair(output_v, j, mul2(mul2(pair_at(kept1[chunk], j), splat(v0)), splat(v1)));
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             output_v[j] = (kept1[chunk][j] * v0 * v1);
+        }
         }
         store_vec<kVec>(output_row + base, output_v);
     });
@@ -460,9 +551,18 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softcap_softmax_kernel(co
         float scores_v[kVec];
         load_vec<kVec>(scores_row + base, scores_v);
         float max0_chunk[kVec];
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                const float2 pair0 = div2(pair_at(scores_v, j), splat(30.0f));
+                const float2 pair1 = mul2(splat(30.0f), make_float2(tanhf(pair0.x), tanhf(pair0.y)));
+                store_pair(max0_chunk, j, pair1);
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             max0_chunk[j] = (30.0f * tanhf(scores_v[j] / 30.0f));
+        }
         }
         online_max_sum<kVec>(max0_chunk, max0, sum1);
     });
@@ -476,9 +576,17 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softcap_softmax_kernel(co
         float scores_v[kVec];
         load_vec<kVec>(scores_row + base, scores_v);
         float output_v[kVec];
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                const float2 pair0 = div2(pair_at(scores_v, j), splat(30.0f));
+                store_pair(output_v, j, mul2(mul2(exp_nonpositive(sub2(mul2(splat(30.0f), make_float2(tanhf(pair0.x), tanhf(pair0.y))), splat(max0)), j), splat(v0)), splat(v1)));
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             output_v[j] = (expf((30.0f * tanhf(scores_v[j] / 30.0f)) - max0) * v0 * v1);
+        }
         }
         store_vec<kVec>(output_row + base, output_v);
     });

@@ -108,6 +108,30 @@ __device__ __forceinline__ float group_reduce(float value, Combine combine, floa
     return value;
 }
 
+// Two columns at a time, for the row loops' pair forms: sm_100's packed FP32 (FADD2, FMUL2,
+// FFMA2: two lanes an instruction), which ptxas does not form from scalar code. Elsewhere
+// (sm_90, the CPU backend) the same operations a lane at a time, spelt as the scalar loop
+// spells them, so both forms round alike. Only the helpers a loop calls are defined.
+__device__ __forceinline__ float2 pair_at(const float* v, int j) { return make_float2(v[j], v[j + 1]); }
+
+__device__ __forceinline__ void store_pair(float* v, int j, float2 p) {
+    v[j] = p.x;
+    v[j + 1] = p.y;
+}
+
+__device__ __forceinline__ float2 splat(float v) { return make_float2(v, v); }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+// a - b as b * -1 + a: exact before its one rounding, as a subtraction is.
+__device__ __forceinline__ float2 sub2(float2 a, float2 b) { return __ffma2_rn(b, make_float2(-1.0f, -1.0f), a); }
+
+__device__ __forceinline__ float2 mul2(float2 a, float2 b) { return __fmul2_rn(a, b); }
+#else
+__device__ __forceinline__ float2 sub2(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+
+__device__ __forceinline__ float2 mul2(float2 a, float2 b) { return make_float2(a.x * b.x, a.y * b.y); }
+#endif
+
 // exp(from - to) for rescaling a running sum from max `from` to max `to`;
 // 0 when nothing was summed yet (from = -inf), so -inf - -inf is no NaN.
 __device__ __forceinline__ float rescale(float from, float to) {
@@ -334,10 +358,21 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softmax_kernel(const floa
     for_each_chunk<kThreads, kVec, kChunks>(live ? cols : 0, [&]([[maybe_unused]] int chunk, int64_t base) {
         float input_v[kVec];
         fetch(input_cache, chunk, input_row + base, input_v);
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                const float2 pair0 = sub2(pair_at(input_v, j), splat(max0));
+                const float2 pair1 = make_float2(expf(pair0.x), expf(pair0.y));
+                store_pair(kept0[chunk], j, pair1);
+                sum1 += pair1.x;
+                sum1 += pair1.y;
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             kept0[chunk][j] = expf(input_v[j] - max0);
             sum1 += kept0[chunk][j];
+        }
         }
     });
     sum1 = group_reduce<kThreads>(sum1, SumOp{}, scratch);
@@ -348,9 +383,16 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softmax_kernel(const floa
     const float v1 = 1.0f / (sum1 * v0);
     for_each_chunk<kThreads, kVec, kChunks>(cols, [&]([[maybe_unused]] int chunk, int64_t base) {
         float output_v[kVec];
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                store_pair(output_v, j, mul2(mul2(pair_at(kept0[chunk], j), splat(v0)), splat(v1)));
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             output_v[j] = (kept0[chunk][j] * v0 * v1);
+        }
         }
         store_vec<kVec>(output_row + base, output_v);
     });
@@ -381,9 +423,17 @@ __global__ void __launch_bounds__(kRowBlock<kThreads>) softmax_kernel(const floa
         float input_v[kVec];
         load_vec<kVec>(input_row + base, input_v);
         float output_v[kVec];
+        if constexpr (kVec % 2 == 0) { // two columns a step: packed FP32 on sm_100 (pair_at, ...)
+#pragma unroll
+            for (int j = 0; j < kVec; j += 2) {
+                const float2 pair0 = sub2(pair_at(input_v, j), splat(max0));
+                store_pair(output_v, j, mul2(mul2(make_float2(expf(pair0.x), expf(pair0.y)), splat(v0)), splat(v1)));
+            }
+        } else { // an odd vector: a column a step
 #pragma unroll
         for (int j = 0; j < kVec; ++j) {
             output_v[j] = (expf(input_v[j] - max0) * v0 * v1);
+        }
         }
         store_vec<kVec>(output_row + base, output_v);
     });

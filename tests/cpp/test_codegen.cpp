@@ -282,8 +282,12 @@ TEST(KernelEmitter, SoftmaxMaxAndSumShareOnePassOnline) {
     // In registers: the max, then the sum of exp kept for the outputs (no rescale, one exp).
     EXPECT_EQ(k.cached.find("online_max_sum"), std::string::npos);
     EXPECT_EQ(row_loops(k.cached), 3u);
-    EXPECT_EQ(occurrences(k.cached, "expf("), 1u);
+    // One exp a column: in the column loop, and a lane each in its pair form (two columns a
+    // step, pair_printer.h), which keeps the same values.
+    EXPECT_EQ(occurrences(k.cached, "expf("), 3u);
     EXPECT_NE(k.cached.find("kept0[chunk][j] = expf("), std::string::npos);
+    EXPECT_NE(k.cached.find("= make_float2(expf(pair0.x), expf(pair0.y));"), std::string::npos);
+    EXPECT_NE(k.cached.find("store_pair(kept0[chunk], j, pair1);"), std::string::npos);
 }
 
 TEST(KernelEmitter, SumOfExpAgainstAnotherMaxIsNotOnline) {

@@ -119,8 +119,8 @@ void ExprPrinter::keep(const Node* n, std::string target) {
 // special-function reciprocal per element). A divisor over 2^126 has a reciprocal under the
 // smallest normal float, which fast math flushes to zero: such a divisor is divided by 4
 // first, and the quotient is multiplied by the same 1/4 (exact: a power of two), so the
-// product stays the quotient over the whole float range. Returns `scale * reciprocal`.
-std::string ExprPrinter::reciprocal(const ir::Expr& divisor) {
+// product stays the quotient over the whole float range.
+ExprPrinter::Reciprocal ExprPrinter::row_reciprocal(const ir::Expr& divisor) {
     if (auto it = reciprocals_.find(divisor.get()); it != reciprocals_.end()) return it->second;
     const std::string b = print_named(divisor);
     const std::string scale = prefix_ + std::to_string(next_temp_++);
@@ -128,7 +128,12 @@ std::string ExprPrinter::reciprocal(const ir::Expr& divisor) {
     statements_.push_back("const float " + scale + " = fabsf(" + b +
                           ") > 0x1p126f ? 0.25f : 1.0f;");
     statements_.push_back("const float " + inverse + " = 1.0f / (" + b + " * " + scale + ");");
-    return reciprocals_[divisor.get()] = scale + " * " + inverse;
+    return reciprocals_[divisor.get()] = {scale, inverse};
+}
+
+std::string ExprPrinter::reciprocal(const ir::Expr& divisor) {
+    const Reciprocal r = row_reciprocal(divisor);
+    return r.scale + " * " + r.inverse;
 }
 
 std::string ExprPrinter::print(const ir::Expr& e) {

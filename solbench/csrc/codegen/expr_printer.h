@@ -68,20 +68,28 @@ class ExprPrinter {
     // A value a later pass reads again: when printed, it is also stored to `target`.
     void keep(const ir::Node* n, std::string target);
 
+    // As print, and named unless a leaf: a column-invariant value hoisted out of a loop.
+    std::string print_named(const ir::Expr& e);
+
+    // A row's 1 / divisor as `scale * inverse`, both named, printed once (reciprocal()).
+    struct Reciprocal {
+        std::string scale, inverse;
+    };
+    Reciprocal row_reciprocal(const ir::Expr& divisor);
+
   private:
-    std::string print_named(const ir::Expr& e); // print, and name it unless a leaf
     std::string print_node(const ir::Node& n);
     std::string print_condition(const ir::Expr& e); // a C++ bool expression
     std::string name_temporary(const ir::Node& n, const std::string& value);
-    std::string reciprocal(const ir::Expr& divisor); // a row's 1 / divisor, printed once
+    std::string reciprocal(const ir::Expr& divisor); // `scale * inverse` of row_reciprocal
 
     ExprNames names_;
     const std::map<const ir::Node*, int>& uses_;
     std::string prefix_;
     ExprPrinter* outer_;
     std::map<const ir::Node*, std::string> printed_;
-    std::map<const ir::Node*, std::string> kept_;        // node -> the array it is stored to
-    std::map<const ir::Node*, std::string> reciprocals_; // divisor -> its scaled reciprocal
+    std::map<const ir::Node*, std::string> kept_;       // node -> the array it is stored to
+    std::map<const ir::Node*, Reciprocal> reciprocals_; // divisor -> its scaled reciprocal
     std::vector<std::string> statements_;
     int next_temp_ = 0;
 };

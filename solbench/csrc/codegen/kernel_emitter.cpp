@@ -5,6 +5,7 @@
 #include "codegen/expr_printer.h"
 #include "codegen/host_binder.h"
 #include "codegen/launch_plan.h"
+#include "codegen/pair_printer.h"
 #include "codegen/row_schedule.h"
 #include "codegen/templater.h"
 #include "ir/walk.h"
@@ -226,6 +227,7 @@ class Emitter {
     std::optional<EmitError> check_supported();
     int vector_width() const;
     ExprNames names(std::set<LoadKey>* loads, bool element);
+    PairPrinter::LoadPair pair_loads(std::set<LoadKey>* loads);
     std::string load_var(const LoadKey& key);
     std::string column_at(const LoadKey& key, const std::string& column);
     // The inputs a row schedule holds in registers (row_helpers.mustache's RowCache): `cached`,
@@ -274,10 +276,11 @@ class Emitter {
     KernelLayout layout_; // its flat launch and axes; host() adds the reads' shifts
     std::map<LoadKey, std::string> offset_names_;
     std::vector<std::string> errors_;
-    std::set<std::string> combines_; // the group_reduce combine ops the kernel uses
-    bool online_ = false;            // an online max/sum pair (softmax) is reduced
-    bool uses_wrap_ = false;         // a read wraps around the row (column_at)
-    bool uses_wide_ = false;         // a launch takes 32-byte vectors (launch_plan.h)
+    std::set<std::string> combines_;          // the group_reduce combine ops the kernel uses
+    bool online_ = false;                     // an online max/sum pair (softmax) is reduced
+    std::set<std::string_view> pair_helpers_; // those the row loops' pair forms call
+    bool uses_wrap_ = false;                  // a read wraps around the row (column_at)
+    bool uses_wide_ = false;                  // a launch takes 32-byte vectors (launch_plan.h)
     json constants_ = json::array();
     // Column reductions (r2 §8): the element function each sums over the rows,
     // and its arguments at row `row`, column `c` (the row pointers in scope).
@@ -390,6 +393,18 @@ ExprNames Emitter::names(std::set<LoadKey>* loads, bool element) {
         return std::string("0.0f");
     };
     return n;
+}
+
+// A column read's two values at j, j + 1 (a per-row input's one value, in both lanes).
+PairPrinter::LoadPair Emitter::pair_loads(std::set<LoadKey>* loads) {
+    return [this, loads](const ir::Node& n) -> std::string {
+        const Tensor& t = ir_.inputs[n.index];
+        if (t.role == Role::PerRow)
+            return "splat(to_float(" + input_name(n.index) + "[" + row_start(t) + "]))";
+        const LoadKey key{n.index, n.col_offset, n.col_wrap, n.col_div};
+        loads->insert(key);
+        return "pair_at(" + load_var(key) + ", j)";
+    };
 }
 
 // The element of a read at `column`: shifted by its offset, wrapped around the row by
@@ -651,6 +666,26 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
                 p.bind(node, it->second + "[chunk][j]");
         return p;
     };
+    // The same loops two columns a step (pair_printer.h), reading the same kept arrays; an
+    // op this heavy in special functions takes some of its exps to the FMA pipe.
+    std::vector<ir::Expr> column_roots;
+    for (const auto& r : reductions)
+        column_roots.push_back(r->args[0]);
+    for (size_t i = 0; i < ir_.outputs.size(); ++i)
+        if (ir_.outputs[i].role == Role::Rows) column_roots.push_back(ir_.values[i]);
+    const bool fma_exp =
+        special_functions_per_element(column_roots) >= kFmaExpPolicy.min_special_per_element;
+    auto pair_printer = [&](std::set<LoadKey>* loads) {
+        PairPrinter p(pair_loads(loads), uses_, "pair", row_printer, fma_exp);
+        for (const auto& [node, first] : schedule.same_as)
+            if (auto it = kept.find(first); it != kept.end()) p.bind(node, it->second + "[chunk]");
+        return p;
+    };
+    // A loop has a pair form where every tree it prints has one and some tree packs.
+    auto pairs_loop = [&](const std::vector<ir::Expr>& trees) {
+        return !trees.empty() && std::all_of(trees.begin(), trees.end(), PairPrinter::pairable) &&
+               std::any_of(trees.begin(), trees.end(), PairPrinter::packs);
+    };
     auto load_json = [&](const std::set<LoadKey>& loads, const std::vector<std::string>& decls) {
         for (const auto& l : loads)
             if (l.plain()) ++counted.count[l.input];
@@ -703,6 +738,60 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
             json& first = accs.front();
             first["init"] = first["init"].get<std::string>() + " - arrived";
         }
+        // A sum of a product adds it lane by lane, acc += a.x * b.x, which nvcc fuses into
+        // one FFMA a column as it does the scalar loop's: a packed product first would cost
+        // an FMUL2 more. Only the factors' trees then count for packing.
+        auto summed_product = [&](const ir::Node& reduction) -> const ir::Node* {
+            const ir::Expr& e = reduction.args[0];
+            if (reduction.reduce_kind != ir::ReduceKind::Sum || e->op != ir::Op::Mul ||
+                column_invariant(e) || uses_.at(e.get()) != 1)
+                return nullptr;
+            for (const auto& [node, first] : schedule.same_as)
+                if (node == e.get() && (kept.count(first) || std::find(p.kept.begin(), p.kept.end(),
+                                                                       first) != p.kept.end()))
+                    return nullptr;
+            return e.get();
+        };
+        std::vector<ir::Expr> trees;
+        for (size_t r : p.reductions) {
+            const ir::Node& node = *reductions[r];
+            if (online.count(&node)) continue;
+            if (const ir::Node* m = summed_product(node))
+                trees.insert(trees.end(), m->args.begin(), m->args.end());
+            else
+                trees.push_back(node.args[0]);
+        }
+        std::vector<std::string> pair_body;
+        if (pairs_loop(trees)) {
+            PairPrinter pair = pair_printer(&loads);
+            for (size_t i = 0; i < new_kept.size(); ++i)
+                for (const auto& [node, first] : schedule.same_as)
+                    if (first == p.kept[i]) pair.keep(node, new_kept[i] + "[chunk]");
+            for (size_t r : p.reductions) {
+                const ir::Node& node = *reductions[r];
+                if (online.count(&node)) continue;
+                const std::string acc = acc_name(r);
+                if (const ir::Node* m = summed_product(node)) {
+                    const std::string a = pair.print_named(m->args[0]);
+                    const std::string b = pair.print_named(m->args[1]);
+                    for (auto& st : pair.take_statements())
+                        pair_body.push_back(st);
+                    for (const char* lane : {".x", ".y"})
+                        pair_body.push_back(acc + " += " + a + lane + " * " + b + lane + ";");
+                    continue;
+                }
+                const std::string value = pair.print_named(node.args[0]);
+                for (auto& st : pair.take_statements())
+                    pair_body.push_back(st);
+                if (online_sum.count(&node)) {
+                    pair_body.push_back("store_pair(" + acc + "_chunk, j, " + value + ");");
+                    continue;
+                }
+                for (const char* lane : {".x", ".y"}) // column j, then j + 1: the scalar order
+                    pair_body.push_back(accumulate(node.reduce_kind, acc, value + lane));
+            }
+            if (!reads) pair_helpers_.merge(pair_helpers_called(pair_body)); // rendered
+        }
         for (size_t i = 0; i < new_kept.size(); ++i)
             kept[p.kept[i]] = new_kept[i];
         json pass;
@@ -712,6 +801,8 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
         pass["extent"] = kernel_dim(reductions[p.reductions.front()]->extent);
         pass["loads"] = load_json(loads, decls);
         pass["body"] = string_list(body);
+        pass["paired"] = !pair_body.empty();
+        pass["pair_body"] = string_list(pair_body);
         pass["after"] = string_list(after);
         pass["reduce"] = string_list(reduce);
         passes_json.push_back(pass);
@@ -738,7 +829,25 @@ json Emitter::row_body(const RowSchedule& schedule, const std::vector<ir::Expr>&
             stores.push_back("store_vec<kVec>(" + name + "_row + base, " + name + "_v);");
             decls.push_back("float " + name + "_v[kVec];");
         }
+        std::vector<ir::Expr> trees;
+        for (size_t i = 0; i < ir_.outputs.size(); ++i)
+            if (ir_.outputs[i].role == Role::Rows) trees.push_back(ir_.values[i]);
+        std::vector<std::string> pair_body;
+        if (pairs_loop(trees)) {
+            PairPrinter pair = pair_printer(&loads);
+            for (size_t i = 0; i < ir_.outputs.size(); ++i) {
+                if (ir_.outputs[i].role != Role::Rows) continue;
+                const std::string value = pair.print(ir_.values[i]);
+                for (auto& st : pair.take_statements())
+                    pair_body.push_back(st);
+                pair_body.push_back("store_pair(" + output_name(static_cast<int>(i)) + "_v, j, " +
+                                    value + ");");
+            }
+            if (!reads) pair_helpers_.merge(pair_helpers_called(pair_body)); // rendered
+        }
         epilogue = json::object();
+        epilogue["paired"] = !pair_body.empty();
+        epilogue["pair_body"] = string_list(pair_body);
         epilogue["prelude"] = string_list(row_printer.take_statements());
         epilogue["extent"] = kernel_dim(extent);
         epilogue["loads"] = load_json(loads, decls);
@@ -1140,6 +1249,10 @@ void Emitter::kernel_flags(json& ctx) {
     ctx["uses_max"] = combines_.count("MaxOp") > 0;
     ctx["uses_min"] = combines_.count("MinOp") > 0;
     ctx["uses_online"] = online_;
+    ctx["uses_pairs"] = !pair_helpers_.empty();
+    for (std::string_view helper : kPairHelpers)
+        ctx["pair_" + std::string(helper)] = pair_helpers_.count(helper) > 0;
+    ctx["fma_exp_every"] = std::to_string(kFmaExpPolicy.every);
     ctx["scratch_per_warp"] = online_ ? "2" : "1";
     ctx["block_threads"] = std::to_string(kBlockThreads);
     ctx["kernel_name"] = identifier(ir_.name) + "_kernel";

@@ -122,9 +122,18 @@ std::optional<TemplateError> check_tags(const std::string& name, std::string_vie
     return std::nullopt;
 }
 
+// A preprocessor conditional's line after which a block starts (#if, #else) or before which
+// one ends (#else, #endif).
+bool opens_conditional(const std::string& line) {
+    return line.rfind("#if", 0) == 0 || line.rfind("#else", 0) == 0;
+}
+bool closes_conditional(const std::string& line) {
+    return line.rfind("#else", 0) == 0 || line.rfind("#endif", 0) == 0;
+}
+
 // Empty sections leave blank lines behind; drop runs of blank lines, blank
-// lines after an opening brace or an indented comment, and before a closing
-// brace, so the output reads as if written by hand.
+// lines after an opening brace, an indented comment, #if or #else, and before
+// a closing brace, #else or #endif, so the output reads as if written by hand.
 std::string tidy_blank_lines(const std::string& text) {
     std::vector<std::string> lines;
     size_t pos = 0;
@@ -149,10 +158,12 @@ std::string tidy_blank_lines(const std::string& text) {
             if (prev.back() == '{' || (prev[0] == ' ' && trimmed(prev).rfind("//", 0) == 0))
                 continue;
             if (i + 1 < lines.size() && trimmed(lines[i + 1]).rfind("}", 0) == 0) continue;
+            if (opens_conditional(prev)) continue;
             size_t next = i + 1; // blank tag lines of empty sections before a block's end
             while (next < lines.size() && blank(lines[next]))
                 ++next;
             if (next < lines.size() && trimmed(lines[next]) == "}") continue;
+            if (next < lines.size() && closes_conditional(lines[next])) continue;
             out.push_back("");
             continue;
         }
