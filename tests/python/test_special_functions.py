@@ -62,6 +62,9 @@ def test_cached_softmax_keeps_its_exponentials(tmp_path: Path) -> None:
     text = (bf16_softmax(tmp_path) / "kernel.cu").read_text()
     cached, streamed = text.split("} else { // the row streamed from memory")
     cached = cached.split("if constexpr (kChunks > 0) { // the row in registers")[1]
-    assert cached.count("expf(") == 1 and "online_max_sum" not in cached
+    # one exp a column: the scalar loop's, and a lane each in its pair form (two columns a step)
+    assert cached.count("expf(") == 3 and "online_max_sum" not in cached
     assert "kept0[chunk][j] = expf(" in cached and "(kept0[chunk][j] *" in cached
-    assert "online_max_sum" in streamed and streamed.count("expf(") == 1
+    assert "= make_float2(expf(pair0.x), expf(pair0.y));" in cached
+    assert "store_pair(kept0[chunk], j, pair1);" in cached and "pair_at(kept0[chunk], j)" in cached
+    assert "online_max_sum" in streamed and streamed.count("expf(") == 3  # the outputs' (and pairs')
