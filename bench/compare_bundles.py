@@ -1,7 +1,8 @@
 """Two builds of the same bundles side by side, by the static model (solbench.perf_model): for
 each bundle, chip (H200: sm_90, B200: sm_100a) and row length, the variant the host launches,
 its registers, instructions a thread, packed FP32 instructions (sm_100's FFMA2/FMUL2/FADD2),
-MUFU a thread, issue time against DRAM time at 16384 rows and the share, before and after.
+MUFU a thread, issue time against DRAM time at 16384 rows and the share: "old → new" where
+they differ, one figure where they do not.
 
     git archive <rev> submissions | tar -x -C /tmp/before
     PYTHONPATH=. python3 bench/compare_bundles.py /tmp/before/submissions submissions [BUNDLE...]
@@ -52,7 +53,9 @@ def main(argv: list[str]) -> int:
                 a, b = old.get(cols), new[cols]
 
                 def pair(f, fmt="{:.0f}"):
-                    return (fmt.format(f(a)) + " → " if a else "") + fmt.format(f(b))
+                    new_figure = fmt.format(f(b))
+                    old_figure = fmt.format(f(a)) if a else new_figure
+                    return new_figure if old_figure == new_figure else f"{old_figure} → {new_figure}"
 
                 print(f"| {name} | {chip.name} | {cols} | {b.kernel.variant.describe()} | "
                       f"{pair(lambda e: e.kernel.registers)} | "
