@@ -15,7 +15,7 @@ from pathlib import Path
 
 from solbench.conformance.problem import load_definition
 from solbench.load_parallelism import B200, H200, bundle_figures
-from solbench.perf_model import estimates
+from solbench.perf_model import estimate_at
 
 ROWS = 16384
 
@@ -26,13 +26,7 @@ def rows_of(bundle: Path, chip) -> dict[int, tuple]:
     kernels = bundle_figures(bundle, chip)
     out = {}
     for cols in (4096, 7168):
-        try:
-            (e,) = estimates(kernels, defn, source, chip, [ROWS], [cols])
-        except ValueError as err:  # a constant row length other than cols
-            if "const" in str(err):
-                continue
-            raise
-        if e.cols == cols:
+        if (e := estimate_at(kernels, defn, source, chip, ROWS, cols)) is not None:
             out[cols] = e
     return out
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from solbench.conformance.problem import load_definition
 from solbench.load_parallelism import B200, bundle_figures, row_launches
-from solbench.perf_model import estimates
+from solbench.perf_model import estimate_at
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 16384
@@ -33,13 +33,8 @@ def main(argv: list[str]) -> int:
         kernels = bundle_figures(bundle, B200)
         for cols in (4096, 7168):
             for name, chip in (("16-byte", narrow_chip), ("32-byte", B200)):
-                try:
-                    (e,) = estimates(kernels, defn, source, chip, [ROWS], [cols])
-                except ValueError as err:  # a constant row length other than cols
-                    if "const" in str(err):
-                        continue
-                    raise
-                if e.cols != cols:
+                e = estimate_at(kernels, defn, source, chip, ROWS, cols)
+                if e is None:
                     continue
                 print(f"| {bundle.name} | {cols} | {name} | {e.kernel.variant.describe()} | "
                       f"{e.kernel.registers} | {e.work.instructions:.0f} | "

@@ -280,6 +280,19 @@ def estimates(kernels: list[KernelFigures], defn: Definition, source: str, chip:
     return out
 
 
+def estimate_at(kernels: list[KernelFigures], defn: Definition, source: str, chip: Chip,
+                rows: int, cols: int) -> Estimate | None:
+    """estimates() at one (rows, cols); None where the bundle's row length is a constant other
+    than cols (the bench scripts' tables skip that length)."""
+    try:
+        (e,) = estimates(kernels, defn, source, chip, [rows], [cols])
+    except ValueError as err:
+        if "const" in str(err):
+            return None
+        raise
+    return e if e.cols == cols else None
+
+
 def bundle_estimates(bundle: Path, chip: Chip, rows: list[int], cols: list[int] | None = None,
                      assume: Assumptions = Assumptions()) -> list[Estimate]:
     """estimates() of a bundle directory: compiles it for the chip's arch (nvcc, nvdisasm)."""
